@@ -1,0 +1,23 @@
+"""Request authentication shared by every API: AWS SigV4 (header and presigned query),
+SigV2 presigned query URLs, and aws-chunked streaming bodies.
+
+Interface (used by the S3 API, the admin API and later the Iceberg catalog):
+
+    verify_request(method, raw_path, raw_query, headers, secrets, *, service, now=None,
+                   max_skew=900) -> AuthResult
+        ``raw_path`` is the path exactly as on the wire (percent-encoded, no query);
+        ``raw_query`` the raw query string; ``headers`` a case-insensitive mapping;
+        ``secrets(access_key) -> secret | None``; ``service`` the expected signing name
+        ("s3", "s3tables"). Any non-empty region is accepted. Raises AuthError.
+
+    body_decoder(auth: AuthResult, headers) -> BodyDecoder
+        ``feed(bytes) -> bytes`` returns decoded payload bytes as they arrive;
+        ``finish() -> dict`` returns trailing headers (lower-case names) and raises AuthError
+        when the payload hash, a chunk signature or the framing is wrong.
+"""
+
+from .errors import AuthError
+from .payload import BodyDecoder, body_decoder
+from .sigv4 import AuthResult, verify_request
+
+__all__ = ["AuthError", "AuthResult", "BodyDecoder", "body_decoder", "verify_request"]

@@ -1,0 +1,51 @@
+"""The one settings object of a running service, read from arguments and the environment."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_ADDRESS = "127.0.0.1:9000"
+DEFAULT_ROOT_USER = "minioadmin"
+DEFAULT_ROOT_PASSWORD = "minioadmin"
+
+
+def parse_address(address: str) -> tuple[str, int]:
+    """Split ``host:port`` (``:port`` means all interfaces); raises ValueError on nonsense."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) < 65536:
+        raise ValueError(f"address must be HOST:PORT, got {address!r}")
+    return (host.strip("[]") or "0.0.0.0"), int(port)
+
+
+@dataclass
+class Settings:
+    data_dir: Path = field(default_factory=lambda: Path(".data"))
+    host: str = "127.0.0.1"
+    port: int = 9000
+    root_user: str = DEFAULT_ROOT_USER
+    root_password: str = DEFAULT_ROOT_PASSWORD
+    region: str = "us-east-1"
+    # The address clients outside this machine use (profiles, presigned URLs); None = our own.
+    public_endpoint: str | None = None
+    # Allowed difference between a request's signing time and ours, as S3 does (15 minutes).
+    max_clock_skew_seconds: int = 15 * 60
+
+    @property
+    def endpoint(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}"
+
+    @classmethod
+    def from_env(cls, address: str | None = None, data_dir: str | None = None) -> Settings:
+        host, port = parse_address(address or os.environ.get("AISTOR_ADDRESS", DEFAULT_ADDRESS))
+        return cls(
+            data_dir=Path(data_dir or os.environ.get("AISTOR_DATA_DIR", ".data")),
+            host=host,
+            port=port,
+            root_user=os.environ.get("AISTOR_ROOT_USER", DEFAULT_ROOT_USER),
+            root_password=os.environ.get("AISTOR_ROOT_PASSWORD", DEFAULT_ROOT_PASSWORD),
+            region=os.environ.get("AISTOR_REGION", "us-east-1"),
+            public_endpoint=os.environ.get("AISTOR_PUBLIC_ENDPOINT") or None,
+        )

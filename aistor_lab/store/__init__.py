@@ -1,0 +1,41 @@
+"""The object store engine, with no HTTP: buckets, objects, multipart uploads, listings.
+
+Two backends share one interface (``ObjectStore``): ``LocalStore`` keeps bytes in files and the
+index in SQLite; ``RemoteS3Store`` keeps everything in an existing S3-compatible endpoint.
+"""
+
+from .base import ObjectHandle, ObjectStore, Staging
+from .errors import (
+    BucketAlreadyOwnedByYou,
+    BucketNotEmpty,
+    EntityTooSmall,
+    InvalidPart,
+    InvalidPartOrder,
+    NoSuchBucket,
+    NoSuchKey,
+    NoSuchUpload,
+    PreconditionFailed,
+    StoreError,
+)
+from .types import (
+    MAX_PART_NUMBER,
+    MAX_PART_SIZE,
+    MIN_PART_SIZE,
+    SYSTEM_BUCKET,
+    BucketInfo,
+    ListPage,
+    ObjectInfo,
+    PartInfo,
+    PartsPage,
+    UploadInfo,
+    UploadsPage,
+    WriteCondition,
+)
+
+__all__ = [
+    "BucketAlreadyOwnedByYou", "BucketInfo", "BucketNotEmpty", "EntityTooSmall", "InvalidPart",
+    "InvalidPartOrder", "ListPage", "MAX_PART_NUMBER", "MAX_PART_SIZE", "MIN_PART_SIZE", "NoSuchBucket",
+    "NoSuchKey", "NoSuchUpload", "ObjectHandle", "ObjectInfo", "ObjectStore", "PartInfo", "PartsPage",
+    "PreconditionFailed", "SYSTEM_BUCKET", "Staging", "StoreError", "UploadInfo", "UploadsPage",
+    "WriteCondition",
+]

@@ -1,0 +1,264 @@
+"""The store interface: what the S3 API, the catalog and the sharing service use.
+
+Every method is blocking and thread-safe; the HTTP layers call them from a thread pool.
+A write is decided in one step: the new object is fully staged first, then made visible
+atomically (if its WriteCondition holds), so readers see the old or the new object, never a mix.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+
+from .types import (
+    BucketInfo,
+    ListPage,
+    ObjectInfo,
+    PartInfo,
+    PartsPage,
+    UploadInfo,
+    UploadsPage,
+    WriteCondition,
+)
+
+
+class Staging(ABC):
+    """Bytes of a future object or part, written as they arrive (to a temp file or memory).
+
+    The store that made it computes the size and MD5 while bytes are written. Handing it to
+    ``put_object``/``upload_part`` consumes it; ``discard()`` drops it (safe to call twice).
+    """
+
+    @abstractmethod
+    def write(self, data: bytes | memoryview) -> None: ...
+
+    @property
+    @abstractmethod
+    def size(self) -> int: ...
+
+    @abstractmethod
+    def md5_hex(self) -> str:
+        """MD5 of everything written; call once writing is over."""
+
+    @abstractmethod
+    def discard(self) -> None: ...
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.discard()
+
+
+class ObjectHandle(ABC):
+    """A consistent snapshot of one object: later overwrites and deletes do not affect it."""
+
+    info: ObjectInfo
+
+    @abstractmethod
+    def iter_range(self, start: int = 0, end: int | None = None, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+        """Yield the bytes in ``[start, end)`` (end None = to the end of the object)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def read(self, start: int = 0, end: int | None = None) -> bytes:
+        return b"".join(self.iter_range(start, end))
+
+    def __enter__(self) -> ObjectHandle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class ObjectStore(ABC):
+    # -- buckets -------------------------------------------------------------------------
+    @abstractmethod
+    def create_bucket(self, name: str) -> BucketInfo:
+        """Raises BucketAlreadyOwnedByYou when it exists. Names are not validated here."""
+
+    @abstractmethod
+    def delete_bucket(self, name: str) -> None:
+        """Raises NoSuchBucket, or BucketNotEmpty while it holds objects or multipart uploads."""
+
+    @abstractmethod
+    def get_bucket(self, name: str) -> BucketInfo:
+        """Raises NoSuchBucket."""
+
+    @abstractmethod
+    def list_buckets(self) -> list[BucketInfo]:
+        """All buckets but the system bucket, sorted by name."""
+
+    # -- objects -------------------------------------------------------------------------
+    @abstractmethod
+    def stage(self) -> Staging:
+        """A place to write the bytes of a new object or part."""
+
+    @abstractmethod
+    def put_object(
+        self,
+        bucket: str,
+        key: str,
+        data: Staging,
+        *,
+        content_type: str | None = None,
+        metadata: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        checksums: dict[str, str] | None = None,
+        condition: WriteCondition | None = None,
+    ) -> ObjectInfo:
+        """Make ``data`` the object's content. Raises NoSuchBucket, PreconditionFailed."""
+
+    @abstractmethod
+    def get_object_info(self, bucket: str, key: str) -> ObjectInfo:
+        """Raises NoSuchBucket, NoSuchKey."""
+
+    @abstractmethod
+    def open_object(self, bucket: str, key: str) -> ObjectHandle:
+        """Raises NoSuchBucket, NoSuchKey."""
+
+    @abstractmethod
+    def delete_object(self, bucket: str, key: str, condition: WriteCondition | None = None) -> bool:
+        """Delete; True if something was deleted. Raises NoSuchBucket, PreconditionFailed."""
+
+    @abstractmethod
+    def copy_object(
+        self,
+        src_bucket: str,
+        src_key: str,
+        dst_bucket: str,
+        dst_key: str,
+        *,
+        metadata: dict[str, str] | None = None,
+        content_type: str | None = None,
+        headers: dict[str, str] | None = None,
+        condition: WriteCondition | None = None,
+    ) -> ObjectInfo:
+        """Copy content and checksums. ``metadata`` None keeps the source's metadata,
+        content type and headers (the COPY directive); a dict replaces all three."""
+
+    @abstractmethod
+    def list_objects(
+        self,
+        bucket: str,
+        *,
+        prefix: str = "",
+        delimiter: str = "",
+        start_after: str = "",
+        max_keys: int = 1000,
+    ) -> ListPage:
+        """Keys in UTF-8 byte order. With a delimiter, keys sharing ``prefix + X + delimiter``
+        roll up into one common prefix; resuming after such a prefix skips all its keys."""
+
+    # -- multipart -----------------------------------------------------------------------
+    @abstractmethod
+    def create_multipart_upload(
+        self,
+        bucket: str,
+        key: str,
+        *,
+        content_type: str | None = None,
+        metadata: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        checksum_algorithm: str | None = None,
+    ) -> UploadInfo: ...
+
+    @abstractmethod
+    def upload_part(
+        self,
+        bucket: str,
+        key: str,
+        upload_id: str,
+        part_number: int,
+        data: Staging,
+        *,
+        checksums: dict[str, str] | None = None,
+    ) -> PartInfo:
+        """Store (or replace) one part. Raises NoSuchUpload."""
+
+    @abstractmethod
+    def upload_part_copy(
+        self,
+        bucket: str,
+        key: str,
+        upload_id: str,
+        part_number: int,
+        src_bucket: str,
+        src_key: str,
+        start: int = 0,
+        end: int | None = None,
+    ) -> PartInfo:
+        """A part made of ``[start, end)`` of another object."""
+
+    @abstractmethod
+    def complete_multipart_upload(
+        self,
+        bucket: str,
+        key: str,
+        upload_id: str,
+        parts: list[tuple[int, str]],
+        *,
+        checksums: dict[str, str] | None = None,
+        condition: WriteCondition | None = None,
+    ) -> ObjectInfo:
+        """Assemble the listed (part number, ETag) pairs. Raises NoSuchUpload, InvalidPart,
+        InvalidPartOrder, EntityTooSmall (a part but the last under MIN_PART_SIZE),
+        PreconditionFailed. The ETag is md5-of-part-md5s + ``-N``."""
+
+    @abstractmethod
+    def abort_multipart_upload(self, bucket: str, key: str, upload_id: str) -> None:
+        """Raises NoSuchUpload."""
+
+    @abstractmethod
+    def list_parts(
+        self, bucket: str, key: str, upload_id: str, *, part_number_marker: int = 0, max_parts: int = 1000
+    ) -> PartsPage: ...
+
+    @abstractmethod
+    def list_multipart_uploads(
+        self,
+        bucket: str,
+        *,
+        prefix: str = "",
+        delimiter: str = "",
+        key_marker: str = "",
+        upload_id_marker: str = "",
+        max_uploads: int = 1000,
+    ) -> UploadsPage: ...
+
+    def close(self) -> None:
+        """Release connections and files."""
+
+    # -- conveniences for services that keep small documents in the store -----------------
+    def put_bytes(
+        self,
+        bucket: str,
+        key: str,
+        data: bytes,
+        *,
+        content_type: str | None = None,
+        condition: WriteCondition | None = None,
+    ) -> ObjectInfo:
+        staging = self.stage()
+        try:
+            staging.write(data)
+            return self.put_object(bucket, key, staging, content_type=content_type, condition=condition)
+        finally:
+            staging.discard()
+
+    def get_bytes(self, bucket: str, key: str) -> tuple[ObjectInfo, bytes]:
+        with self.open_object(bucket, key) as handle:
+            return handle.info, handle.read()
+
+    def ensure_bucket(self, name: str) -> None:
+        from .errors import BucketAlreadyOwnedByYou
+
+        try:
+            self.create_bucket(name)
+        except BucketAlreadyOwnedByYou:
+            pass
+
+
+# Re-exported for type hints in callers.
+__all__ = ["ObjectHandle", "ObjectStore", "Staging", "PartInfo", "UploadInfo"]

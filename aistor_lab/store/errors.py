@@ -1,0 +1,64 @@
+"""Errors of the object store engine; the S3 layer maps each to its S3 error code."""
+
+
+class StoreError(Exception):
+    """Base of every store error. ``code`` is the matching S3 error code."""
+
+    code = "InternalError"
+
+    def __init__(self, message: str = ""):
+        super().__init__(message or self.__class__.__doc__ or self.code)
+
+
+class NoSuchBucket(StoreError):
+    """The specified bucket does not exist."""
+
+    code = "NoSuchBucket"
+
+
+class BucketAlreadyOwnedByYou(StoreError):
+    """The bucket already exists."""
+
+    code = "BucketAlreadyOwnedByYou"
+
+
+class BucketNotEmpty(StoreError):
+    """The bucket you tried to delete is not empty."""
+
+    code = "BucketNotEmpty"
+
+
+class NoSuchKey(StoreError):
+    """The specified key does not exist."""
+
+    code = "NoSuchKey"
+
+
+class PreconditionFailed(StoreError):
+    """At least one of the preconditions you specified did not hold."""
+
+    code = "PreconditionFailed"
+
+
+class NoSuchUpload(StoreError):
+    """The specified multipart upload does not exist."""
+
+    code = "NoSuchUpload"
+
+
+class InvalidPart(StoreError):
+    """One or more of the specified parts could not be found or its ETag does not match."""
+
+    code = "InvalidPart"
+
+
+class InvalidPartOrder(StoreError):
+    """The list of parts was not in ascending order."""
+
+    code = "InvalidPartOrder"
+
+
+class EntityTooSmall(StoreError):
+    """Your proposed upload is smaller than the minimum allowed object size."""
+
+    code = "EntityTooSmall"

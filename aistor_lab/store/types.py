@@ -1,0 +1,97 @@
+"""Plain values passed across the store interface."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Parts of a multipart upload other than the last must be at least this big (as S3 requires).
+MIN_PART_SIZE = 5 * 1024 * 1024
+MAX_PART_SIZE = 5 * 1024 * 1024 * 1024
+MAX_PART_NUMBER = 10000
+
+# The bucket where services keep their own state (IAM, catalog pointers, shares). Its name is not
+# a valid S3 bucket name, so the S3 API can never create, list or address it.
+SYSTEM_BUCKET = ".aistor-system"
+
+
+@dataclass(frozen=True)
+class BucketInfo:
+    name: str
+    created: float  # epoch seconds
+
+
+@dataclass(frozen=True)
+class ObjectInfo:
+    bucket: str
+    key: str
+    size: int
+    etag: str  # hex MD5 (or md5-of-md5s-N for multipart), without quotes
+    last_modified: float  # epoch seconds
+    content_type: str = "binary/octet-stream"
+    # User metadata: lower-case names without the ``x-amz-meta-`` prefix.
+    metadata: dict[str, str] = field(default_factory=dict)
+    # Other standard headers stored with the object: Cache-Control, Content-Disposition,
+    # Content-Encoding, Content-Language, Expires (canonical capitalisation).
+    headers: dict[str, str] = field(default_factory=dict)
+    # Flexible checksums: algorithm ("crc32", "crc32c", "crc64nvme", "sha1", "sha256") -> base64.
+    # Multipart objects hold composite values ending in ``-N``.
+    checksums: dict[str, str] = field(default_factory=dict)
+    parts_count: int | None = None
+
+
+@dataclass(frozen=True)
+class WriteCondition:
+    """Conditional-write headers, checked in the same transaction that writes."""
+
+    if_match: str | None = None  # an ETag (quotes allowed) or "*"
+    if_none_match: str | None = None  # only "*" is meaningful for writes
+
+    def __bool__(self) -> bool:
+        return self.if_match is not None or self.if_none_match is not None
+
+
+@dataclass(frozen=True)
+class ListPage:
+    objects: list[ObjectInfo]
+    common_prefixes: list[str]
+    is_truncated: bool
+    # The last key or common prefix returned; pass it back as ``start_after`` for the next page.
+    next_marker: str | None
+
+
+@dataclass(frozen=True)
+class PartInfo:
+    part_number: int
+    etag: str
+    size: int
+    last_modified: float
+    checksums: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class UploadInfo:
+    bucket: str
+    key: str
+    upload_id: str
+    initiated: float
+    content_type: str = "binary/octet-stream"
+    metadata: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    checksum_algorithm: str | None = None
+
+
+@dataclass(frozen=True)
+class PartsPage:
+    upload: UploadInfo
+    parts: list[PartInfo]
+    is_truncated: bool
+    next_part_marker: int | None
+
+
+@dataclass(frozen=True)
+class UploadsPage:
+    uploads: list[UploadInfo]
+    common_prefixes: list[str]
+    is_truncated: bool
+    next_key_marker: str | None
+    next_upload_id_marker: str | None
