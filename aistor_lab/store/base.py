@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
+from typing import Self
 
 from .types import (
     BucketInfo,
@@ -43,7 +44,7 @@ class Staging(ABC):
     @abstractmethod
     def discard(self) -> None: ...
 
-    def __enter__(self) -> Staging:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -65,7 +66,7 @@ class ObjectHandle(ABC):
     def read(self, start: int = 0, end: int | None = None) -> bytes:
         return b"".join(self.iter_range(start, end))
 
-    def __enter__(self) -> ObjectHandle:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -259,6 +260,3 @@ class ObjectStore(ABC):
         except BucketAlreadyOwnedByYou:
             pass
 
-
-# Re-exported for type hints in callers.
-__all__ = ["ObjectHandle", "ObjectStore", "Staging", "PartInfo", "UploadInfo"]

@@ -1,0 +1,205 @@
+"""The admin API for users and policies, under ``/_aistor/admin/v1``. JSON in and out.
+
+    GET    /users                          list users                admin:ListUsers
+    POST   /users                          create {"accessKey", "secretKey", "policies": [...]}
+                                                                     admin:CreateUser (and, with
+                                                                     policies, the attach action)
+    GET    /users/{ak}                     one user                  admin:GetUser
+    DELETE /users/{ak}                     delete                    admin:DeleteUser
+    PUT    /users/{ak}/status              {"status": "enabled"|"disabled"}
+                                                                     admin:EnableUser / admin:DisableUser
+    POST   /users/{ak}/policies/{name}     attach                    admin:AttachUserOrGroupPolicy
+    DELETE /users/{ak}/policies/{name}     detach                    admin:AttachUserOrGroupPolicy
+    GET    /policies                       list policies             admin:ListUserPolicies
+    PUT    /policies/{name}                create/replace (body: the policy JSON)  admin:CreatePolicy
+    GET    /policies/{name}                {"name", "builtin", "policy"}           admin:GetPolicy
+    DELETE /policies/{name}                delete (refused while attached)         admin:DeletePolicy
+
+Every request is SigV4-signed with service ``s3`` (as MinIO's admin API) and must be allowed the
+action above (the root user always is). Errors are ``{"code", "message"}`` with the HTTP status.
+Action names follow MinIO's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tornado.ioloop import IOLoop
+from tornado.web import RequestHandler
+
+from ..auth import AuthError, verify_request
+from ..iam import ADMIN_RESOURCE, ENABLED, IAMError, InvalidArgument
+
+PREFIX = "/_aistor/admin/v1"
+
+LIST_USERS = "admin:ListUsers"
+CREATE_USER = "admin:CreateUser"
+GET_USER = "admin:GetUser"
+DELETE_USER = "admin:DeleteUser"
+ENABLE_USER = "admin:EnableUser"
+DISABLE_USER = "admin:DisableUser"
+ATTACH_POLICY = "admin:AttachUserOrGroupPolicy"
+LIST_POLICIES = "admin:ListUserPolicies"
+CREATE_POLICY = "admin:CreatePolicy"
+GET_POLICY = "admin:GetPolicy"
+DELETE_POLICY = "admin:DeletePolicy"
+
+# The actions a request needs, known once it is authenticated (some depend on the body).
+Actions = Sequence[str] | Callable[[], Sequence[str]]
+
+
+def _access_denied() -> IAMError:
+    return IAMError("AccessDenied", "Access Denied.", 403)
+
+
+class AdminHandler(RequestHandler):
+    """Authentication, authorization and JSON replies; subclasses only map a route onto IAM."""
+
+    def initialize(self, services: Any) -> None:
+        self.services = services
+        self._payload: bytes | None = None
+
+    def check_xsrf_cookie(self) -> None:
+        """Requests are signed, not cookie-authenticated: XSRF does not apply."""
+
+    async def serve(self, actions: Actions, call: Callable[[], Any], status: int = 200) -> None:
+        """Authenticate, authorize, run ``call`` (it may block on the store) in a thread, reply."""
+        # The server's store thread pool when it has one, else the default pool.
+        executor = getattr(self.services, "executor", None)
+        try:
+            result = await IOLoop.current().run_in_executor(executor, self._authorized_call, actions, call)
+        except (AuthError, IAMError) as exc:
+            self.reply_error(exc.status, exc.code, exc.message)
+            return
+        self.set_status(status)
+        if status != 204:
+            self.set_header("Content-Type", "application/json")
+            self.finish(json.dumps(result))
+
+    def _authorized_call(self, actions: Actions, call: Callable[[], Any]) -> Any:
+        access_key = self._authenticate()
+        needed = actions() if callable(actions) else actions
+        iam = self.services.iam
+        if not all(iam.is_allowed(access_key, action, ADMIN_RESOURCE) for action in needed):
+            raise _access_denied()
+        return call()
+
+    def _authenticate(self) -> str:
+        request = self.request
+        # Admin bodies are small and buffered: passing them checks the signed payload hash too.
+        auth = verify_request(
+            request.method, request.path, request.query, request.headers, self.services.iam.secret_for,
+            service="s3", max_skew=self.services.settings.max_clock_skew_seconds, body=request.body,
+        )
+        self._payload = request.body
+        return auth.access_key
+
+    def payload(self) -> bytes:
+        """The verified request body (only after authentication)."""
+        assert self._payload is not None
+        return self._payload
+
+    def json_object(self) -> dict:
+        try:
+            body = json.loads(self.payload() or b"{}")
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            raise InvalidArgument("the request body must be a JSON object")
+        return body
+
+    def reply_error(self, status: int, code: str, message: str) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"code": code, "message": message}))
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Errors tornado raises itself (unsupported method, ...) in the same JSON shape."""
+        self.reply_error(status_code, "MethodNotAllowed" if status_code == 405 else "InternalError",
+                         self._reason)
+
+
+class UsersHandler(AdminHandler):
+    async def get(self) -> None:
+        await self.serve([LIST_USERS], self.services.iam.list_users)
+
+    async def post(self) -> None:
+        def actions() -> list[str]:
+            # Creating a user with policies grants them: that needs the attach permission too.
+            return [CREATE_USER, ATTACH_POLICY] if self.json_object().get("policies") else [CREATE_USER]
+
+        def create() -> dict:
+            body = self.json_object()
+            policies = body.get("policies") or []
+            if not isinstance(policies, list) or not all(isinstance(p, str) for p in policies):
+                raise InvalidArgument("policies must be a list of policy names")
+            return self.services.iam.create_user(body.get("accessKey"), body.get("secretKey"), policies)
+
+        await self.serve(actions, create, status=201)
+
+
+class UserHandler(AdminHandler):
+    async def get(self, access_key: str) -> None:
+        await self.serve([GET_USER], lambda: self.services.iam.get_user(access_key))
+
+    async def delete(self, access_key: str) -> None:
+        await self.serve([DELETE_USER], lambda: self.services.iam.delete_user(access_key), status=204)
+
+
+class UserStatusHandler(AdminHandler):
+    async def put(self, access_key: str) -> None:
+        def status() -> object:
+            return self.json_object().get("status")
+
+        await self.serve(
+            lambda: [ENABLE_USER if status() == ENABLED else DISABLE_USER],
+            lambda: self.services.iam.set_user_status(access_key, status()),
+        )
+
+
+class UserPolicyHandler(AdminHandler):
+    async def post(self, access_key: str, name: str) -> None:
+        await self.serve([ATTACH_POLICY], lambda: self.services.iam.attach_policy(access_key, name))
+
+    async def delete(self, access_key: str, name: str) -> None:
+        await self.serve([ATTACH_POLICY], lambda: self.services.iam.detach_policy(access_key, name))
+
+
+class PoliciesHandler(AdminHandler):
+    async def get(self) -> None:
+        await self.serve([LIST_POLICIES], self.services.iam.list_policies)
+
+
+class PolicyHandler(AdminHandler):
+    async def put(self, name: str) -> None:
+        await self.serve([CREATE_POLICY], lambda: self.services.iam.put_policy(name, self.payload()))
+
+    async def get(self, name: str) -> None:
+        await self.serve([GET_POLICY], lambda: self.services.iam.get_policy(name))
+
+    async def delete(self, name: str) -> None:
+        await self.serve([DELETE_POLICY], lambda: self.services.iam.delete_policy(name), status=204)
+
+
+class NotFoundHandler(AdminHandler):
+    """Any other path under the admin prefix: a JSON 404 rather than tornado's HTML page."""
+
+    def prepare(self) -> None:
+        self.reply_error(404, "NotFound", f"no admin API at {self.request.path}")
+
+
+def routes(services: Any) -> list:
+    """URL specs for the lead's Application; ``services`` has ``.settings``, ``.store``, ``.iam``."""
+    args = {"services": services}
+    segment = "([^/]+)"
+    return [
+        (f"{PREFIX}/users", UsersHandler, args),
+        (f"{PREFIX}/users/{segment}", UserHandler, args),
+        (f"{PREFIX}/users/{segment}/status", UserStatusHandler, args),
+        (f"{PREFIX}/users/{segment}/policies/{segment}", UserPolicyHandler, args),
+        (f"{PREFIX}/policies", PoliciesHandler, args),
+        (f"{PREFIX}/policies/{segment}", PolicyHandler, args),
+        (f"{PREFIX}/.*", NotFoundHandler, args),
+    ]

@@ -1,0 +1,245 @@
+"""Verification of signed requests: SigV4 in the Authorization header or in a presigned query,
+and (delegated to ``sigv2``) SigV2 presigned query URLs.
+
+``verify_request`` takes one extra, optional argument beyond the package interface: ``body``.
+Signers of services other than S3 (botocore's SigV4Auth, used by PyIceberg for the ``s3tables``
+catalog) send no ``x-amz-content-sha256`` header but sign the SHA-256 of the body. Callers that
+buffer small bodies anyway (the catalog) pass ``body=`` and get the payload checked here, in
+every case. Callers that stream (S3) pass nothing and check the body with ``body_decoder``; a
+request without the header then counts as signing an empty body, which ``body_decoder`` enforces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterator, Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+
+from .canonical import RequestParts, canonical_headers, canonical_query, canonical_uris
+from .errors import AuthError
+from .result import AuthResult
+from .signing import (
+    ALGORITHM,
+    PAYLOAD_MARKERS,
+    UNSIGNED_PAYLOAD,
+    is_sha256_hex,
+    lookup_secret,
+    payload_mismatch,
+    same_signature,
+    sign_hex,
+    signature_mismatch,
+    signing_key,
+)
+from .sigv2 import verify_presigned_v2
+
+__all__ = ["AuthResult", "verify_request"]
+
+HEADER_MALFORMED = "AuthorizationHeaderMalformed"
+QUERY_MALFORMED = "AuthorizationQueryParametersError"
+MAX_PRESIGN_SECONDS = 7 * 24 * 3600
+_AMZ_DATE_FORMAT = "%Y%m%dT%H%M%SZ"
+_QUERY_V4_PARAMS = (
+    "X-Amz-Algorithm",
+    "X-Amz-Credential",
+    "X-Amz-Date",
+    "X-Amz-Expires",
+    "X-Amz-SignedHeaders",
+    "X-Amz-Signature",
+)
+
+Secrets = Callable[[str], "str | None"]
+
+
+def verify_request(
+    method: str,
+    raw_path: str,
+    raw_query: str,
+    headers: Mapping[str, str],
+    secrets: Secrets,
+    *,
+    service: str,
+    now: float | None = None,
+    max_skew: int = 900,
+    body: bytes | None = None,
+) -> AuthResult:
+    """Check a request's signature and return who signed it; raises AuthError otherwise.
+
+    ``now`` is the server time in epoch seconds (default: the clock); ``body``, see the module.
+    """
+    now = time.time() if now is None else now
+    request = RequestParts.parse(method, raw_path, raw_query, headers)
+    authorization = headers.get("Authorization")
+    presigned_v4 = "X-Amz-Algorithm" in request.params or "X-Amz-Credential" in request.params
+    presigned_v2 = "AWSAccessKeyId" in request.params or "Signature" in request.params
+    if authorization and (presigned_v4 or presigned_v2):
+        raise AuthError(
+            "InvalidArgument",
+            "Only one auth mechanism allowed: the Authorization header or a presigned query.",
+            400,
+        )
+    if authorization:
+        return _verify_header(request, authorization, secrets, service, now, max_skew, body)
+    if presigned_v4:
+        return _verify_query(request, secrets, service, now, max_skew)
+    if presigned_v2:
+        return verify_presigned_v2(request, secrets, service=service, now=now)
+    raise AuthError("AccessDenied", "Anonymous access is forbidden.")
+
+
+def _verify_header(
+    request: RequestParts,
+    authorization: str,
+    secrets: Secrets,
+    service: str,
+    now: float,
+    max_skew: int,
+    body: bytes | None,
+) -> AuthResult:
+    fields = _authorization_fields(authorization)
+    amz_date, signed_at = _request_time(request.headers)
+    access_key, date, region = _credential_scope(fields["Credential"], amz_date, service, HEADER_MALFORMED)
+    if abs(now - signed_at) > max_skew:
+        raise AuthError(
+            "RequestTimeTooSkewed",
+            "The difference between the request time and the server's time is too large.",
+        )
+    key = signing_key(lookup_secret(secrets, access_key), date, region, service)
+    payload = _payload_hash(request.headers, body)
+    signature = fields["Signature"]
+    candidates = _canonical_requests(
+        request, service, canonical_query(request.query), fields["SignedHeaders"], payload
+    )
+    _check_signature(key, amz_date, f"{date}/{region}/{service}/aws4_request", candidates, signature)
+    return AuthResult(access_key, "header-v4", region, service, date, amz_date, payload, key, signature)
+
+
+def _verify_query(
+    request: RequestParts, secrets: Secrets, service: str, now: float, max_skew: int
+) -> AuthResult:
+    params = request.params
+    missing = [name for name in _QUERY_V4_PARAMS if name not in params]
+    if missing:
+        raise AuthError(
+            QUERY_MALFORMED,
+            "Query-string authentication version 4 requires the parameters " + ", ".join(missing),
+            400,
+        )
+    if params["X-Amz-Algorithm"] != ALGORITHM:
+        raise AuthError(QUERY_MALFORMED, f'X-Amz-Algorithm only supports "{ALGORITHM}".', 400)
+    amz_date = params["X-Amz-Date"]
+    signed_at = _parse_amz_date(amz_date)
+    if signed_at is None:
+        raise AuthError(QUERY_MALFORMED, "X-Amz-Date must be of the form YYYYMMDDTHHMMSSZ.", 400)
+    access_key, date, region = _credential_scope(
+        params["X-Amz-Credential"], amz_date, service, QUERY_MALFORMED
+    )
+    expires = params["X-Amz-Expires"]
+    if not expires.isdigit() or int(expires) > MAX_PRESIGN_SECONDS:
+        raise AuthError(
+            QUERY_MALFORMED, f"X-Amz-Expires must be a number of seconds up to {MAX_PRESIGN_SECONDS}.", 400
+        )
+    if signed_at - max_skew > now:
+        raise AuthError("AccessDenied", "Request is not valid yet.")
+    if now > signed_at + int(expires):
+        raise AuthError("AccessDenied", "Request has expired.")
+    key = signing_key(lookup_secret(secrets, access_key), date, region, service)
+    signature = params["X-Amz-Signature"]
+    query = canonical_query(request.query, exclude=b"X-Amz-Signature")
+    candidates = _canonical_requests(request, service, query, params["X-Amz-SignedHeaders"], UNSIGNED_PAYLOAD)
+    _check_signature(key, amz_date, f"{date}/{region}/{service}/aws4_request", candidates, signature)
+    return AuthResult(
+        access_key, "query-v4", region, service, date, amz_date, UNSIGNED_PAYLOAD, key, signature
+    )
+
+
+def _canonical_requests(
+    request: RequestParts, service: str, query: str, signed_headers: str, payload: str
+) -> Iterator[str]:
+    """The canonical request for each form of the path the client may have signed."""
+    headers = canonical_headers(request.headers, signed_headers.split(";"))
+    tail = f"{query}\n{headers}\n{signed_headers}\n{payload}"
+    for uri in canonical_uris(request.raw_path, double_encode=service != "s3"):
+        yield f"{request.method}\n{uri}\n{tail}"
+
+
+def _check_signature(
+    key: bytes, amz_date: str, scope: str, canonical_requests: Iterator[str], signature: str
+) -> None:
+    for canonical_request in canonical_requests:
+        digest = hashlib.sha256(canonical_request.encode()).hexdigest()
+        if same_signature(sign_hex(key, f"{ALGORITHM}\n{amz_date}\n{scope}\n{digest}"), signature):
+            return
+    raise signature_mismatch()
+
+
+def _authorization_fields(authorization: str) -> dict[str, str]:
+    algorithm, _, rest = authorization.strip().partition(" ")
+    if algorithm != ALGORITHM:
+        raise AuthError(
+            HEADER_MALFORMED, f"The authorization mechanism is not supported; use {ALGORITHM}.", 400
+        )
+    fields = {}
+    for part in rest.split(","):
+        name, _, value = part.strip().partition("=")
+        fields[name] = value
+    missing = [name for name in ("Credential", "SignedHeaders", "Signature") if not fields.get(name)]
+    if missing:
+        raise AuthError(HEADER_MALFORMED, "The authorization header lacks " + ", ".join(missing), 400)
+    return fields
+
+
+def _credential_scope(credential: str, amz_date: str, service: str, malformed: str) -> tuple[str, str, str]:
+    """Split ``AK/DATE/REGION/SERVICE/aws4_request`` (an access key may itself hold a slash)."""
+    parts = credential.rsplit("/", 4)
+    if len(parts) != 5 or not parts[0] or not parts[2] or parts[4] != "aws4_request":
+        raise AuthError(malformed, f"The credential {credential!r} is malformed.", 400)
+    access_key, date, region, signed_service, _ = parts
+    if signed_service != service:
+        raise AuthError(
+            malformed, f'Incorrect service "{signed_service}". This endpoint belongs to "{service}".', 400
+        )
+    if date != amz_date[:8]:
+        raise AuthError(malformed, "Invalid credential date. Date is not the same as X-Amz-Date.", 400)
+    return access_key, date, region
+
+
+def _request_time(headers: Mapping[str, str]) -> tuple[str, float]:
+    """The signing time from ``x-amz-date``, else ``Date``: as SigV4 writes it, and in epoch seconds."""
+    amz_date = headers.get("x-amz-date")
+    if amz_date:
+        signed_at = _parse_amz_date(amz_date)
+        if signed_at is not None:
+            return amz_date, signed_at
+    else:
+        try:
+            when = parsedate_to_datetime(headers.get("Date", "")).astimezone(UTC)
+            return when.strftime(_AMZ_DATE_FORMAT), when.timestamp()
+        except (TypeError, ValueError):
+            pass
+    raise AuthError("AccessDenied", "AWS authentication requires a valid Date or x-amz-date header.")
+
+
+def _parse_amz_date(value: str) -> float | None:
+    try:
+        return datetime.strptime(value, _AMZ_DATE_FORMAT).replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
+
+
+def _payload_hash(headers: Mapping[str, str], body: bytes | None) -> str:
+    declared = headers.get("x-amz-content-sha256")
+    if declared is None:
+        return hashlib.sha256(body or b"").hexdigest()
+    if declared in PAYLOAD_MARKERS:
+        return declared
+    if not is_sha256_hex(declared):
+        raise AuthError(
+            "InvalidArgument",
+            "x-amz-content-sha256 must be UNSIGNED-PAYLOAD, a STREAMING-* value or a SHA-256 hex digest.",
+            400,
+        )
+    if body is not None and hashlib.sha256(body).hexdigest() != declared.lower():
+        raise payload_mismatch()
+    return declared

@@ -1,0 +1,26 @@
+"""Identity and access management: users and access keys, named policies in the AWS IAM grammar,
+and the allow/deny decision each request asks for (``IAM.is_allowed``).
+
+``arns`` names the resources the APIs pass; ``policy`` is the grammar and evaluator; ``users`` the
+service, keeping its state in the object store's system bucket.
+"""
+
+from .arns import ADMIN_RESOURCE, ALL_BUCKETS, s3_arn, table_arn, warehouse_arn
+from .builtin import BUILTIN_POLICIES
+from .errors import (
+    IAMError,
+    InvalidArgument,
+    MalformedPolicy,
+    NoSuchPolicy,
+    NoSuchUser,
+    PolicyInUse,
+    UserAlreadyExists,
+)
+from .policy import Policy, is_allowed
+from .users import DISABLED, ENABLED, IAM
+
+__all__ = [
+    "ADMIN_RESOURCE", "ALL_BUCKETS", "BUILTIN_POLICIES", "DISABLED", "ENABLED", "IAM", "IAMError",
+    "InvalidArgument", "MalformedPolicy", "NoSuchPolicy", "NoSuchUser", "Policy", "PolicyInUse",
+    "UserAlreadyExists", "is_allowed", "s3_arn", "table_arn", "warehouse_arn",
+]

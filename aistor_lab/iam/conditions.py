@@ -1,0 +1,112 @@
+"""The Condition element of policy statements: operators over request context keys.
+
+Supported operators (names case-insensitive): StringEquals, StringNotEquals, StringEqualsIgnoreCase,
+StringNotEqualsIgnoreCase, StringLike, StringNotLike, Bool, each also as ``...IfExists``, and Null.
+Context keys (``s3:prefix``, ``aws:username``...) are case-insensitive, values case-sensitive.
+
+As in AWS: a positive operator is false when the key is absent from the request, a negated one
+(``...Not...``) is true; ``IfExists`` makes an absent key true for both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .errors import MalformedPolicy
+from .patterns import Context, PatternSet
+
+# Operator name (lower case) -> (wildcards, ignore_case, negated).
+_STRING_OPERATORS = {
+    "stringequals": (False, False, False),
+    "stringnotequals": (False, False, True),
+    "stringequalsignorecase": (False, True, False),
+    "stringnotequalsignorecase": (False, True, True),
+    "stringlike": (True, False, False),
+    "stringnotlike": (True, False, True),
+    "bool": (False, True, False),
+}
+_IF_EXISTS = "ifexists"
+SUPPORTED_OPERATORS = (
+    "StringEquals, StringNotEquals, StringEqualsIgnoreCase, StringNotEqualsIgnoreCase, StringLike, "
+    "StringNotLike, Bool (each also with the IfExists suffix), Null"
+)
+
+
+class StringCondition:
+    __slots__ = ("_if_exists", "_negated", "_values", "key")
+
+    def __init__(self, key: str, values: list[str], *, wildcards: bool, ignore_case: bool,
+                 negated: bool, if_exists: bool):
+        self.key = key
+        self._values = PatternSet(values, wildcards=wildcards, ignore_case=ignore_case)
+        self._negated = negated
+        self._if_exists = if_exists
+
+    def holds(self, context: Context) -> bool:
+        actual = context.get(self.key)
+        if not actual:
+            return self._if_exists or self._negated
+        found = any(self._values.matches(value, context) for value in actual)
+        return found != self._negated
+
+
+class NullCondition:
+    """``Null: {key: "true"}`` holds when the key is absent, ``"false"`` when it is present."""
+
+    __slots__ = ("_want_absent", "key")
+
+    def __init__(self, key: str, want_absent: bool):
+        self.key = key
+        self._want_absent = want_absent
+
+    def holds(self, context: Context) -> bool:
+        return (not context.get(self.key)) == self._want_absent
+
+
+Condition = StringCondition | NullCondition
+
+
+def _as_strings(value: object, where: str) -> list[str]:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise MalformedPolicy(f"{where}: the list of values is empty")
+    out = []
+    for item in items:
+        if isinstance(item, bool):  # before int: bool is an int subclass
+            out.append("true" if item else "false")
+        elif isinstance(item, str | int | float):
+            out.append(str(item))
+        else:
+            raise MalformedPolicy(f"{where}: values must be strings, numbers or booleans")
+    return out
+
+
+def parse_conditions(block: object, where: str) -> list[Condition]:
+    """Compile a statement's Condition element; raises MalformedPolicy with ``where`` in the message."""
+    if not isinstance(block, Mapping):
+        raise MalformedPolicy(f"{where}: Condition must be an object of operators")
+    conditions: list[Condition] = []
+    for operator, entries in block.items():
+        here = f"{where}.Condition.{operator}"
+        if not isinstance(entries, Mapping) or not entries:
+            raise MalformedPolicy(f"{here}: must be a non-empty object of context keys and values")
+        name = str(operator).lower()
+        for key, raw in entries.items():
+            values = _as_strings(raw, f"{here}.{key}")
+            conditions.append(_condition(name, str(key).lower(), values, f"{here}.{key}", operator))
+    return conditions
+
+
+def _condition(name: str, key: str, values: list[str], where: str, operator: str) -> Condition:
+    if name == "null":
+        if len(values) != 1 or values[0].lower() not in ("true", "false"):
+            raise MalformedPolicy(f"{where}: Null takes one value, \"true\" or \"false\"")
+        return NullCondition(key, values[0].lower() == "true")
+    if_exists = name.endswith(_IF_EXISTS)
+    base = name.removesuffix(_IF_EXISTS) if if_exists else name
+    if base not in _STRING_OPERATORS:
+        raise MalformedPolicy(f"{where}: unsupported condition operator {operator!r}; supported: "
+                              f"{SUPPORTED_OPERATORS}")
+    wildcards, ignore_case, negated = _STRING_OPERATORS[base]
+    return StringCondition(key, values, wildcards=wildcards, ignore_case=ignore_case, negated=negated,
+                           if_exists=if_exists)

@@ -1,0 +1,173 @@
+"""Identity policies in the AWS IAM JSON grammar: validation, compilation and evaluation.
+
+A document is ``{"Version", "Statement": statement | [statement...]}``; a statement has an
+optional ``Sid``, ``Effect`` (``Allow``/``Deny``), exactly one of ``Action``/``NotAction`` and of
+``Resource``/``NotResource`` (string or list), and an optional ``Condition`` (see conditions.py).
+``Principal`` is refused: these are identity policies, attached to users.
+
+Actions (``s3:GetObject``, ``s3:*``, ``s3tables:GetTable``, ``admin:*``) match case-insensitively;
+resources (``arn:aws:s3:::bucket/key*``, ``arn:aws:s3tables:::bucket/WH/table/*``, ``*``)
+case-sensitively. Both take ``*`` and ``?`` wildcards; resources and condition values also take
+policy variables such as ``${aws:username}``.
+
+As in MinIO, ``admin:`` actions are not scoped by resource: a statement may omit ``Resource`` when
+all its actions are ``admin:`` actions, and an ``admin:`` request matches whatever the statement's
+resources are.
+
+Evaluation: an explicit Deny in any matching statement wins, then any Allow; otherwise deny.
+Each statement's patterns are compiled once, when the document is parsed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from .conditions import Condition, parse_conditions
+from .errors import MalformedPolicy
+from .patterns import Context, PatternSet
+
+MAX_POLICY_BYTES = 20 * 1024
+VERSIONS = ("2012-10-17", "2008-10-17")
+ADMIN_PREFIX = "admin:"
+_ACTION_SHAPE = re.compile(r"\*|[A-Za-z0-9-]+:[A-Za-z0-9*?]+")
+_DOCUMENT_KEYS = {"Version", "Id", "Statement"}
+_STATEMENT_KEYS = {"Sid", "Effect", "Action", "NotAction", "Resource", "NotResource", "Condition"}
+
+# What callers may pass as context: values are one string or several; None means absent.
+RequestContext = Mapping[str, str | Sequence[str] | None]
+
+
+class Statement:
+    __slots__ = ("_actions", "_conditions", "_not_action", "_not_resource", "_resources", "allow", "sid")
+
+    def __init__(self, raw: object, where: str):
+        if not isinstance(raw, Mapping):
+            raise MalformedPolicy(f"{where}: a statement must be a JSON object")
+        if "Principal" in raw or "NotPrincipal" in raw:
+            raise MalformedPolicy(f"{where}: Principal is not allowed in identity policies")
+        unknown = sorted(set(raw) - _STATEMENT_KEYS)
+        if unknown:
+            raise MalformedPolicy(f"{where}: unknown element(s) {', '.join(unknown)}")
+        sid = raw.get("Sid")
+        if sid is not None and not isinstance(sid, str):
+            raise MalformedPolicy(f"{where}: Sid must be a string")
+        self.sid: str | None = sid
+        if raw.get("Effect") not in ("Allow", "Deny"):
+            raise MalformedPolicy(f'{where}: Effect must be "Allow" or "Deny", got {raw.get("Effect")!r}')
+        self.allow = raw["Effect"] == "Allow"
+
+        actions, self._not_action = _one_of(raw, "Action", "NotAction", where)
+        if actions is None:
+            raise MalformedPolicy(f"{where}: Action or NotAction is required")
+        for action in actions:
+            if not _ACTION_SHAPE.fullmatch(action):
+                raise MalformedPolicy(f"{where}: {action!r} is not an action (like s3:GetObject or s3:*)")
+        self._actions = PatternSet(actions, ignore_case=True)
+
+        resources, self._not_resource = _one_of(raw, "Resource", "NotResource", where)
+        if resources is None:
+            admin_only = not self._not_action and all(a.lower().startswith(ADMIN_PREFIX) for a in actions)
+            if not admin_only:
+                raise MalformedPolicy(f"{where}: Resource or NotResource is required")
+        else:
+            for resource in resources:
+                if resource != "*" and not (resource.startswith("arn:") and resource.count(":") >= 5):
+                    raise MalformedPolicy(f"{where}: {resource!r} is not an ARN (like arn:aws:s3:::bucket/*) "
+                                          "or *")
+        # None: no resource element (admin-only statement), matches every resource.
+        self._resources = None if resources is None else PatternSet(resources)
+
+        self._conditions: list[Condition] = (
+            parse_conditions(raw["Condition"], where) if "Condition" in raw else []
+        )
+
+    def matches(self, action: str, resource: str, resource_scoped: bool, context: Context) -> bool:
+        if self._actions.matches(action, context) == self._not_action:
+            return False
+        if (resource_scoped and self._resources is not None
+                and self._resources.matches(resource, context) == self._not_resource):
+            return False
+        return all(condition.holds(context) for condition in self._conditions)
+
+
+def _one_of(raw: Mapping, name: str, not_name: str, where: str) -> tuple[list[str] | None, bool]:
+    """The values of ``name`` or ``not_name`` (never both), and whether it was the negated one."""
+    if name in raw and not_name in raw:
+        raise MalformedPolicy(f"{where}: use {name} or {not_name}, not both")
+    key = name if name in raw else not_name if not_name in raw else None
+    if key is None:
+        return None, False
+    value = raw[key]
+    values = value if isinstance(value, list) else [value]
+    if not values or not all(isinstance(v, str) and v for v in values):
+        raise MalformedPolicy(f"{where}: {key} must be a non-empty string or list of non-empty strings")
+    return values, key == not_name
+
+
+class Policy:
+    """A validated, compiled policy document. ``document`` is the JSON object as given."""
+
+    __slots__ = ("document", "statements")
+
+    def __init__(self, document: Mapping):
+        if not isinstance(document, Mapping):
+            raise MalformedPolicy("a policy must be a JSON object")
+        unknown = sorted(set(document) - _DOCUMENT_KEYS)
+        if unknown:
+            raise MalformedPolicy(f"unknown policy element(s) {', '.join(unknown)}")
+        version = document.get("Version", VERSIONS[0])
+        if version not in VERSIONS:
+            raise MalformedPolicy(f"Version must be {' or '.join(VERSIONS)}, got {version!r}")
+        raw = document.get("Statement")
+        raw_statements = raw if isinstance(raw, list) else [raw] if raw is not None else []
+        if not raw_statements:
+            raise MalformedPolicy("Statement is required and must not be empty")
+        self.statements = tuple(Statement(s, f"Statement[{i}]") for i, s in enumerate(raw_statements))
+        sids = [s.sid for s in self.statements if s.sid]
+        if len(sids) != len(set(sids)):
+            raise MalformedPolicy("Sid values must be unique within a policy")
+        self.document = dict(document)
+
+    @classmethod
+    def parse(cls, source: str | bytes | Mapping) -> Policy:
+        """Parse and validate JSON text (or an already decoded object); raises MalformedPolicy."""
+        if isinstance(source, Mapping):
+            return cls(source)
+        if len(source) > MAX_POLICY_BYTES:
+            raise MalformedPolicy(f"a policy may be at most {MAX_POLICY_BYTES} bytes")
+        try:
+            document = json.loads(source)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise MalformedPolicy(f"the policy is not valid JSON: {exc}") from None
+        return cls(document)
+
+    def to_json(self) -> str:
+        return json.dumps(self.document, separators=(",", ":"))
+
+
+def normalize_context(context: RequestContext | None) -> dict[str, list[str]]:
+    """Lower-case keys, list values, absent keys dropped: the shape conditions read."""
+    if not context:
+        return {}
+    return {
+        key.lower(): [value] if isinstance(value, str) else list(value)
+        for key, value in context.items()
+        if value is not None
+    }
+
+
+def is_allowed(policies: Iterable[Policy], action: str, resource: str, context: RequestContext | None = None
+               ) -> bool:
+    """Explicit Deny wins, then any Allow, else implicit deny."""
+    normalized = normalize_context(context)
+    resource_scoped = action[: len(ADMIN_PREFIX)].lower() != ADMIN_PREFIX
+    allowed = False
+    for policy in policies:
+        for statement in policy.statements:
+            if statement.matches(action, resource, resource_scoped, normalized):
+                if not statement.allow:
+                    return False
+                allowed = True
+    return allowed

@@ -1,0 +1,153 @@
+"""Bucket operations: list, create, delete, head, location, and object listings (v1 and v2)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from ..store import SYSTEM_BUCKET, ObjectInfo
+from .errors import S3Error
+from .names import check_bucket_name
+from .xmlio import XmlWriter, iso8601, parse_xml
+
+if TYPE_CHECKING:
+    from .handler import S3Handler
+
+MAX_LIST_KEYS = 1000
+
+
+def owner_id(services) -> str:
+    """A stable canonical user id for the single tenant of this server."""
+    return base64.b16encode(services.settings.root_user.encode()).decode().lower().ljust(64, "0")[:64]
+
+
+async def list_buckets(req: S3Handler) -> None:
+    buckets = await req.run_blocking(req.store.list_buckets)
+    xml = XmlWriter("ListAllMyBucketsResult").open("Owner")
+    xml.element("ID", owner_id(req.services)).element("DisplayName", req.services.settings.root_user)
+    xml.close("Owner").open("Buckets")
+    for bucket in buckets:
+        if bucket.name == SYSTEM_BUCKET:
+            continue
+        xml.open("Bucket").element("Name", bucket.name).element("CreationDate", iso8601(bucket.created))
+        xml.close("Bucket")
+    xml.close("Buckets")
+    req.send_xml(xml.to_bytes())
+
+
+async def create_bucket(req: S3Handler) -> None:
+    check_bucket_name(req.bucket)
+    if req.body.strip():
+        parse_xml(bytes(req.body), "CreateBucketConfiguration")  # location is accepted and ignored
+    await req.run_blocking(req.store.create_bucket, req.bucket)
+    req.set_header("Location", "/" + req.bucket)
+    req.send_empty()
+
+
+async def delete_bucket(req: S3Handler) -> None:
+    await req.run_blocking(req.store.delete_bucket, req.bucket)
+    req.send_empty(204)
+
+
+async def head_bucket(req: S3Handler) -> None:
+    await req.run_blocking(req.store.get_bucket, req.bucket)
+    req.set_header("x-amz-bucket-region", req.services.settings.region)
+    req.send_empty()
+
+
+async def get_location(req: S3Handler) -> None:
+    await req.run_blocking(req.store.get_bucket, req.bucket)
+    region = req.services.settings.region
+    # S3 answers an empty constraint for us-east-1; clients read that as us-east-1.
+    req.send_xml(XmlWriter("LocationConstraint").text("" if region == "us-east-1" else region).to_bytes())
+
+
+async def get_versioning(req: S3Handler) -> None:
+    await req.run_blocking(req.store.get_bucket, req.bucket)
+    req.send_xml(XmlWriter("VersioningConfiguration").to_bytes())
+
+
+async def list_objects(req: S3Handler) -> None:
+    query = req.query
+    v2 = query.get("list-type") == "2"
+    url_encode = query.get("encoding-type") == "url"
+    if "encoding-type" in query and not url_encode:
+        raise S3Error("InvalidArgument", "Invalid Encoding Method specified in Request")
+    max_keys = _max_keys(query.get("max-keys"))
+    prefix, delimiter = query.get("prefix", ""), query.get("delimiter", "")
+    if v2:
+        token = query.get("continuation-token")
+        start_after = _decode_token(token) if token is not None else query.get("start-after", "")
+    else:
+        start_after = query.get("marker", "")
+    page = await req.run_blocking(
+        req.store.list_objects,
+        req.bucket,
+        prefix=prefix,
+        delimiter=delimiter,
+        start_after=start_after,
+        max_keys=max_keys,
+    )
+
+    def enc(value: str) -> str:
+        return quote(value, safe="/") if url_encode else value
+
+    xml = XmlWriter("ListBucketResult")
+    xml.element("Name", req.bucket).element("Prefix", enc(prefix))
+    if v2:
+        if "continuation-token" in query:
+            xml.element("ContinuationToken", query["continuation-token"])
+        if "start-after" in query:
+            xml.element("StartAfter", enc(query["start-after"]))
+        xml.element("KeyCount", len(page.objects) + len(page.common_prefixes))
+    else:
+        xml.element("Marker", enc(start_after))
+    xml.element("MaxKeys", max_keys)
+    if delimiter:
+        xml.element("Delimiter", enc(delimiter))
+    xml.element("IsTruncated", page.is_truncated)
+    if page.is_truncated and page.next_marker is not None:
+        if v2:
+            xml.element("NextContinuationToken", _encode_token(page.next_marker))
+        else:
+            xml.element("NextMarker", enc(page.next_marker))
+    if url_encode:
+        xml.element("EncodingType", "url")
+    show_owner = not v2 or query.get("fetch-owner") == "true"
+    for info in page.objects:
+        _object_entry(xml, info, enc(info.key), req.services if show_owner else None)
+    for common in page.common_prefixes:
+        xml.open("CommonPrefixes").element("Prefix", enc(common)).close("CommonPrefixes")
+    req.send_xml(xml.to_bytes())
+
+
+def _object_entry(xml: XmlWriter, info: ObjectInfo, key: str, services) -> None:
+    xml.open("Contents").element("Key", key).element("LastModified", iso8601(info.last_modified))
+    xml.element("ETag", f'"{info.etag}"').element("Size", info.size)
+    for algorithm in info.checksums:
+        xml.element("ChecksumAlgorithm", algorithm.upper())
+    if services is not None:
+        xml.open("Owner").element("ID", owner_id(services))
+        xml.element("DisplayName", services.settings.root_user).close("Owner")
+    xml.element("StorageClass", "STANDARD").close("Contents")
+
+
+def _max_keys(value: str | None) -> int:
+    if value is None:
+        return MAX_LIST_KEYS
+    if not value.lstrip("-").isdigit() or int(value) < 0:
+        raise S3Error("InvalidArgument", "max-keys must be a non-negative integer.")
+    return min(int(value), MAX_LIST_KEYS)
+
+
+def _encode_token(marker: str) -> str:
+    return base64.urlsafe_b64encode(marker.encode()).decode()
+
+
+def _decode_token(token: str) -> str:
+    try:
+        return base64.urlsafe_b64decode(token.encode()).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise S3Error("InvalidArgument", "The continuation token provided is incorrect.") from None

@@ -1,0 +1,126 @@
+"""The flexible checksums of S3 (CRC32, CRC32C, CRC64NVME, SHA-1, SHA-256) and Content-MD5.
+
+Values travel base64-encoded in ``x-amz-checksum-<algorithm>`` headers or trailers. They are
+computed while a body streams in and compared once it is complete; a mismatch refuses the write.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import zlib
+from collections.abc import Mapping
+
+from awscrt import checksums as crt
+
+from .errors import S3Error
+
+ALGORITHMS = ("crc32", "crc32c", "crc64nvme", "sha1", "sha256")
+HEADER_PREFIX = "x-amz-checksum-"
+
+
+class _Crc:
+    def __init__(self, update, width: int):
+        self._update, self._width, self._value = update, width, 0
+
+    def update(self, data) -> None:
+        self._value = self._update(data, self._value)
+
+    def digest(self) -> bytes:
+        return self._value.to_bytes(self._width, "big")
+
+
+def new_hasher(algorithm: str):
+    """An object with update() and digest() for one algorithm."""
+    if algorithm == "crc32":
+        return _Crc(zlib.crc32, 4)
+    if algorithm == "crc32c":
+        return _Crc(crt.crc32c, 4)
+    if algorithm == "crc64nvme":
+        return _Crc(crt.crc64nvme, 8)
+    if algorithm in ("sha1", "sha256"):
+        return hashlib.new(algorithm)
+    raise S3Error("InvalidRequest", f"Unsupported checksum algorithm: {algorithm}")
+
+
+def normalize_algorithm(name: str | None) -> str | None:
+    if not name:
+        return None
+    algorithm = name.strip().lower()
+    if algorithm not in ALGORITHMS:
+        raise S3Error("InvalidRequest", f"Value for x-amz-checksum-algorithm header is invalid: {name}")
+    return algorithm
+
+
+def requested_algorithms(headers: Mapping[str, str]) -> set[str]:
+    """The algorithms a request asks us to verify: given as headers, announced as a trailer,
+    or named by ``x-amz-sdk-checksum-algorithm``."""
+    wanted = {name[len(HEADER_PREFIX):] for name in (k.lower() for k in headers) if name.startswith(HEADER_PREFIX)}
+    wanted.discard("algorithm")
+    wanted.discard("type")
+    wanted.discard("mode")
+    for trailer in headers.get("x-amz-trailer", "").split(","):
+        trailer = trailer.strip().lower()
+        if trailer.startswith(HEADER_PREFIX):
+            wanted.add(trailer[len(HEADER_PREFIX):])
+    sdk = normalize_algorithm(headers.get("x-amz-sdk-checksum-algorithm"))
+    if sdk:
+        wanted.add(sdk)
+    for algorithm in wanted:
+        if algorithm not in ALGORITHMS:
+            raise S3Error("InvalidRequest", f"Unsupported checksum algorithm: {algorithm}")
+    return wanted
+
+
+class BodyChecksums:
+    """Hashes a streaming body with every requested algorithm plus MD5 when Content-MD5 is set."""
+
+    def __init__(self, headers: Mapping[str, str]):
+        self._headers = headers
+        self._hashers = {algorithm: new_hasher(algorithm) for algorithm in requested_algorithms(headers)}
+        self._content_md5 = _decode_content_md5(headers.get("Content-MD5"))
+
+    @property
+    def wants_md5(self) -> bool:
+        return self._content_md5 is not None
+
+    def update(self, data) -> None:
+        for hasher in self._hashers.values():
+            hasher.update(data)
+
+    def verify(self, trailers: Mapping[str, str], md5_hex: str | None) -> dict[str, str]:
+        """Compare with the expected values; return the checksums to store (base64)."""
+        if self._content_md5 is not None and md5_hex != self._content_md5.hex():
+            raise S3Error("BadDigest", "The Content-MD5 you specified did not match what we received.")
+        computed: dict[str, str] = {}
+        for algorithm, hasher in self._hashers.items():
+            value = base64.b64encode(hasher.digest()).decode()
+            name = HEADER_PREFIX + algorithm
+            expected = trailers.get(name) or self._headers.get(name)
+            if expected is not None and expected.strip() != value:
+                raise S3Error(
+                    "BadDigest", f"The {algorithm.upper()} you specified did not match the calculated checksum."
+                )
+            computed[algorithm] = value
+        return computed
+
+
+def _decode_content_md5(value: str | None) -> bytes | None:
+    if value is None:
+        return None
+    try:
+        digest = base64.b64decode(value, validate=True)
+    except binascii.Error:
+        digest = b""
+    if len(digest) != 16:
+        raise S3Error("InvalidDigest", "The Content-MD5 you specified is not valid.")
+    return digest
+
+
+def composite(algorithm: str, part_values: list[str]) -> str:
+    """The checksum of a multipart object: the checksum of the parts' binary checksums, ``-N``."""
+    hasher = new_hasher(algorithm)
+    for value in part_values:
+        hasher.update(base64.b64decode(value))
+    return f"{base64.b64encode(hasher.digest()).decode()}-{len(part_values)}"

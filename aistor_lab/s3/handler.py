@@ -1,0 +1,194 @@
+"""The tornado handler behind every S3 request: authenticate, authorize, take the body, answer.
+
+Bodies stream: ``data_received`` decodes aws-chunked framing, hashes, and writes into the store's
+staging area as bytes arrive, so a 5 GiB part never sits in memory. Errors at any step become
+S3 XML errors and leave the store untouched.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import uuid
+from urllib.parse import parse_qsl
+
+from tornado.httputil import HTTPHeaders
+from tornado.ioloop import IOLoop
+from tornado.web import RequestHandler, stream_request_body
+
+from ..auth import body_decoder, verify_request
+from ..store import MAX_PART_SIZE
+from . import routes
+from .checksums import BodyChecksums
+from .errors import S3Error
+from .names import split_path
+from .xmlio import MAX_XML_BODY
+
+log = logging.getLogger(__name__)
+
+
+class S3ResponseHeaders(HTTPHeaders):
+    """Sends ``x-amz-*`` names in lower case, as S3 does: clients keep the case of metadata names
+    they read back (botocore turns ``X-Amz-Meta-Owner`` into the key ``Owner``)."""
+
+    def get_all(self):
+        for name, value in super().get_all():
+            yield (name.lower() if name.startswith("X-Amz-") else name), value
+
+
+@stream_request_body
+class S3Handler(RequestHandler):
+    SUPPORTED_METHODS = ("GET", "HEAD", "PUT", "POST", "DELETE")
+
+    def initialize(self, services) -> None:
+        self.services = services
+        self.store = services.store
+        self.request_id = uuid.uuid4().hex[:16].upper()
+        self.operation: routes.Operation | None = None
+        self.access_key = ""
+        self.staging = None
+        self.checksums: BodyChecksums | None = None
+        self.body = bytearray()
+        self.trailers: dict[str, str] = {}
+        self._decoder = None
+        self._body_error: Exception | None = None
+
+    # -- request lifecycle ------------------------------------------------------------------
+    def clear(self) -> None:
+        super().clear()
+        self._headers = S3ResponseHeaders(self._headers)
+
+    def set_default_headers(self) -> None:
+        self.set_header("Server", "aistor-lab")
+        self.clear_header("Content-Type")
+
+    async def prepare(self) -> None:
+        self.set_header("x-amz-request-id", self.request_id)
+        try:
+            self.bucket, self.key = split_path(self.request.path)
+            self.query = dict(parse_qsl(self.request.query, keep_blank_values=True))
+            self.operation = routes.resolve(
+                self.request.method, self.bucket, self.key, self.query, self.request.headers
+            )
+            auth = verify_request(
+                self.request.method,
+                self.request.path,
+                self.request.query,
+                self.request.headers,
+                self.services.iam.secret_for,
+                service="s3",
+                max_skew=self.services.settings.max_clock_skew_seconds,
+            )
+            self.access_key = auth.access_key
+            self.authorize(self.operation.action, self.bucket, self.key, self.list_context())
+            if self.operation.body == routes.STREAM_BODY:
+                self._check_stream_length()
+                await self.run_blocking(self.store.get_bucket, self.bucket)
+                self.checksums = BodyChecksums(self.request.headers)
+                self.staging = self.store.stage()
+            self._decoder = body_decoder(auth, self.request.headers)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an S3 error
+            self.send_s3_error(exc)
+
+    def data_received(self, chunk: bytes) -> None:
+        if self._finished or self._body_error is not None:
+            return
+        try:
+            data = self._decoder.feed(chunk)
+            if not data:
+                return
+            if self.staging is not None:
+                self.checksums.update(data)
+                self.staging.write(data)
+            elif self.operation.body == routes.XML_BODY:
+                self.body += data
+                if len(self.body) > MAX_XML_BODY:
+                    raise S3Error("MalformedXML", "The XML document is too large.")
+        except Exception as exc:  # noqa: BLE001 - reported once the body is over
+            self._body_error = exc
+
+    async def _run(self) -> None:
+        try:
+            if self._body_error is not None:
+                raise self._body_error
+            self.trailers = self._decoder.finish()
+            await self.operation.run(self)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an S3 error
+            self.send_s3_error(exc)
+        finally:
+            self._discard_staging()
+
+    get = head = put = post = delete = _run
+
+    def on_connection_close(self) -> None:
+        self._discard_staging()
+
+    def on_finish(self) -> None:
+        self._discard_staging()
+
+    # -- helpers for operations ---------------------------------------------------------------
+    async def run_blocking(self, fn, *args, **kwargs):
+        """Run a store call on the service's thread pool (file syncs must not stall the loop)."""
+        return await IOLoop.current().run_in_executor(self.services.executor, functools.partial(fn, *args, **kwargs))
+
+    def authorize(self, action: str, bucket: str, key: str = "", context: dict | None = None) -> None:
+        resource = "arn:aws:s3:::" + (f"{bucket}/{key}" if key else bucket or "*")
+        if not self.services.iam.is_allowed(self.access_key, action, resource, context):
+            raise S3Error("AccessDenied", "Access Denied.")
+
+    def list_context(self) -> dict[str, str]:
+        context = {"aws:username": self.access_key}
+        for name in ("prefix", "delimiter", "max-keys"):
+            if name in self.query:
+                context["s3:" + name] = self.query[name]
+        return context
+
+    def take_staging(self):
+        """Hand the staged body to a store call, which then owns it."""
+        staging, self.staging = self.staging, None
+        return staging
+
+    def send_xml(self, document: bytes, status: int = 200) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/xml")
+        self.finish(document)
+
+    def send_empty(self, status: int = 200) -> None:
+        self.set_status(status)
+        self.finish()
+
+    def send_s3_error(self, exc: Exception) -> None:
+        error = S3Error.from_exception(exc)
+        if error.status >= 500:
+            log.error("%s %s failed", self.request.method, self.request.path, exc_info=exc)
+        if self._finished:
+            return
+        if self._headers_written:
+            # Mid-stream failure of a GET: the status is gone; cut the connection so the client sees it.
+            self.request.connection.close()
+            return
+        self.clear()
+        self.set_header("x-amz-request-id", self.request_id)
+        self.set_status(error.status)
+        if self.request.method == "HEAD" or error.status == 304:
+            self.finish()
+            return
+        self.set_header("Content-Type", "application/xml")
+        self.finish(error.to_xml(self.request.path, self.request_id))
+
+    # -- internals ----------------------------------------------------------------------------
+    def _check_stream_length(self) -> None:
+        headers = self.request.headers
+        length = headers.get("x-amz-decoded-content-length") or headers.get("Content-Length")
+        if length is None and "chunked" not in headers.get("Transfer-Encoding", "").lower():
+            raise S3Error("MissingContentLength", "You must provide the Content-Length HTTP header.")
+        if length is not None:
+            if not length.isdigit():
+                raise S3Error("InvalidArgument", "Content-Length must be a number.")
+            if int(length) > MAX_PART_SIZE:
+                raise S3Error("EntityTooLarge", "Your proposed upload exceeds the maximum allowed size.")
+
+    def _discard_staging(self) -> None:
+        if self.staging is not None:
+            self.staging.discard()
+            self.staging = None

@@ -1,0 +1,195 @@
+"""Multipart uploads: create, upload part (and part copy), complete, abort, list parts/uploads."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..store import MAX_PART_NUMBER
+from .checksums import HEADER_PREFIX, composite, normalize_algorithm
+from .conditions import parse_copy_range, write_condition
+from .errors import S3Error
+from .names import check_key
+from .object_ops import copy_source_info, object_attributes, parse_copy_source, set_checksum_headers
+from .xmlio import XmlWriter, child_text, iso8601, parse_xml
+
+if TYPE_CHECKING:
+    from .handler import S3Handler
+
+
+def _part_number(req: S3Handler) -> int:
+    value = req.query.get("partNumber", "")
+    if not value.isdigit() or not 1 <= int(value) <= MAX_PART_NUMBER:
+        raise S3Error("InvalidArgument", f"Part number must be an integer between 1 and {MAX_PART_NUMBER}.")
+    return int(value)
+
+
+def _max(req: S3Handler, name: str, default: int = 1000) -> int:
+    value = req.query.get(name)
+    if value is None:
+        return default
+    if not value.isdigit():
+        raise S3Error("InvalidArgument", f"{name} must be a non-negative integer.")
+    return min(int(value), default)
+
+
+async def create_upload(req: S3Handler) -> None:
+    check_key(req.key)
+    content_type, metadata, stored = object_attributes(req.request.headers)
+    algorithm = normalize_algorithm(req.request.headers.get("x-amz-checksum-algorithm"))
+    upload = await req.run_blocking(
+        req.store.create_multipart_upload,
+        req.bucket,
+        req.key,
+        content_type=content_type,
+        metadata=metadata,
+        headers=stored,
+        checksum_algorithm=algorithm,
+    )
+    if algorithm:
+        req.set_header("x-amz-checksum-algorithm", algorithm.upper())
+    xml = XmlWriter("InitiateMultipartUploadResult")
+    xml.element("Bucket", req.bucket).element("Key", req.key).element("UploadId", upload.upload_id)
+    req.send_xml(xml.to_bytes())
+
+
+async def upload_part(req: S3Handler) -> None:
+    number = _part_number(req)
+    staging = req.take_staging()
+    try:
+        checksums = req.checksums.verify(req.trailers, staging.md5_hex())
+        part = await req.run_blocking(
+            req.store.upload_part,
+            req.bucket,
+            req.key,
+            req.query["uploadId"],
+            number,
+            staging,
+            checksums=checksums,
+        )
+    finally:
+        staging.discard()
+    req.set_header("ETag", f'"{part.etag}"')
+    for algorithm, value in checksums.items():
+        req.set_header(HEADER_PREFIX + algorithm, value)
+    req.send_empty()
+
+
+async def upload_part_copy(req: S3Handler) -> None:
+    number = _part_number(req)
+    src_bucket, src_key = parse_copy_source(req)
+    info = await copy_source_info(req, src_bucket, src_key)
+    start, end = parse_copy_range(req.request.headers.get("x-amz-copy-source-range"), info.size)
+    part = await req.run_blocking(
+        req.store.upload_part_copy, req.bucket, req.key, req.query["uploadId"], number, src_bucket, src_key, start, end
+    )
+    xml = XmlWriter("CopyPartResult").element("ETag", f'"{part.etag}"')
+    req.send_xml(xml.element("LastModified", iso8601(part.last_modified)).to_bytes())
+
+
+async def complete_upload(req: S3Handler) -> None:
+    root = parse_xml(bytes(req.body), "CompleteMultipartUpload")
+    parts = []
+    for element in root.findall("Part"):
+        number, etag = child_text(element, "PartNumber"), child_text(element, "ETag")
+        if number is None or etag is None or not number.strip().isdigit():
+            raise S3Error("MalformedXML", "Each Part needs a numeric PartNumber and an ETag.")
+        parts.append((int(number), etag.strip().strip('"')))
+    if not parts:
+        raise S3Error("MalformedXML", "You must specify at least one part.")
+    upload_id = req.query["uploadId"]
+    checksums = await req.run_blocking(_composite_checksums, req, upload_id, parts)
+    info = await req.run_blocking(
+        req.store.complete_multipart_upload,
+        req.bucket,
+        req.key,
+        upload_id,
+        parts,
+        checksums=checksums,
+        condition=write_condition(req.request.headers),
+    )
+    set_checksum_headers(req, info.checksums)
+    xml = XmlWriter("CompleteMultipartUploadResult")
+    xml.element("Location", f"{req.request.protocol}://{req.request.host}/{req.bucket}/{req.key}")
+    xml.element("Bucket", req.bucket).element("Key", req.key).element("ETag", f'"{info.etag}"')
+    for algorithm, value in info.checksums.items():
+        xml.element("Checksum" + algorithm.upper(), value)
+    req.send_xml(xml.to_bytes())
+
+
+def _composite_checksums(req: S3Handler, upload_id: str, parts: list[tuple[int, str]]) -> dict[str, str]:
+    """Checksum-of-checksums for the algorithm the upload was created with, when every part has one.
+
+    CRC64NVME is only defined as a full-object checksum in S3, so multipart objects do not get one.
+    """
+    page = req.store.list_parts(req.bucket, req.key, upload_id, max_parts=10000)
+    algorithm = page.upload.checksum_algorithm
+    if not algorithm or algorithm == "crc64nvme":
+        return {}
+    stored = {part.part_number: part.checksums.get(algorithm) for part in page.parts}
+    values = [stored.get(number) for number, _ in parts]
+    if None in values:
+        return {}
+    return {algorithm: composite(algorithm, values)}
+
+
+async def abort_upload(req: S3Handler) -> None:
+    await req.run_blocking(req.store.abort_multipart_upload, req.bucket, req.key, req.query["uploadId"])
+    req.send_empty(204)
+
+
+async def list_parts(req: S3Handler) -> None:
+    marker = req.query.get("part-number-marker", "0")
+    if not marker.isdigit():
+        raise S3Error("InvalidArgument", "part-number-marker must be an integer.")
+    page = await req.run_blocking(
+        req.store.list_parts,
+        req.bucket,
+        req.key,
+        req.query["uploadId"],
+        part_number_marker=int(marker),
+        max_parts=_max(req, "max-parts"),
+    )
+    xml = XmlWriter("ListPartsResult")
+    xml.element("Bucket", req.bucket).element("Key", req.key).element("UploadId", page.upload.upload_id)
+    xml.element("PartNumberMarker", int(marker)).element("NextPartNumberMarker", page.next_part_marker or 0)
+    xml.element("MaxParts", _max(req, "max-parts")).element("IsTruncated", page.is_truncated)
+    if page.upload.checksum_algorithm:
+        xml.element("ChecksumAlgorithm", page.upload.checksum_algorithm.upper())
+    xml.element("StorageClass", "STANDARD")
+    for part in page.parts:
+        xml.open("Part").element("PartNumber", part.part_number)
+        xml.element("LastModified", iso8601(part.last_modified)).element("ETag", f'"{part.etag}"')
+        xml.element("Size", part.size)
+        for algorithm, value in part.checksums.items():
+            xml.element("Checksum" + algorithm.upper(), value)
+        xml.close("Part")
+    req.send_xml(xml.to_bytes())
+
+
+async def list_uploads(req: S3Handler) -> None:
+    query = req.query
+    page = await req.run_blocking(
+        req.store.list_multipart_uploads,
+        req.bucket,
+        prefix=query.get("prefix", ""),
+        delimiter=query.get("delimiter", ""),
+        key_marker=query.get("key-marker", ""),
+        upload_id_marker=query.get("upload-id-marker", ""),
+        max_uploads=_max(req, "max-uploads"),
+    )
+    xml = XmlWriter("ListMultipartUploadsResult").element("Bucket", req.bucket)
+    xml.element("KeyMarker", query.get("key-marker", "")).element("UploadIdMarker", query.get("upload-id-marker", ""))
+    xml.element("NextKeyMarker", page.next_key_marker or "")
+    xml.element("NextUploadIdMarker", page.next_upload_id_marker or "")
+    xml.element("Prefix", query.get("prefix", ""))
+    if query.get("delimiter"):
+        xml.element("Delimiter", query["delimiter"])
+    xml.element("MaxUploads", _max(req, "max-uploads")).element("IsTruncated", page.is_truncated)
+    for upload in page.uploads:
+        xml.open("Upload").element("Key", upload.key).element("UploadId", upload.upload_id)
+        xml.element("StorageClass", "STANDARD").element("Initiated", iso8601(upload.initiated)).close("Upload")
+    for common in page.common_prefixes:
+        xml.open("CommonPrefixes").element("Prefix", common).close("CommonPrefixes")
+    req.send_xml(xml.to_bytes())
+
+

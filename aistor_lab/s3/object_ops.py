@@ -1,0 +1,218 @@
+"""Object operations: put, get/head (ranges, preconditions), delete, batch delete, copy."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+from urllib.parse import unquote
+
+from ..store import NoSuchKey, ObjectInfo
+from .checksums import HEADER_PREFIX
+from .conditions import check_read_preconditions, parse_range, write_condition
+from .errors import S3Error
+from .names import check_bucket_name, check_key
+from .xmlio import XmlWriter, child_text, http_date, iso8601, parse_xml
+
+if TYPE_CHECKING:
+    from .handler import S3Handler
+
+META_PREFIX = "x-amz-meta-"
+STORED_HEADERS = ("Cache-Control", "Content-Disposition", "Content-Encoding", "Content-Language", "Expires")
+RESPONSE_OVERRIDES = {
+    "response-content-type": "Content-Type",
+    "response-content-language": "Content-Language",
+    "response-expires": "Expires",
+    "response-cache-control": "Cache-Control",
+    "response-content-disposition": "Content-Disposition",
+    "response-content-encoding": "Content-Encoding",
+}
+MAX_DELETE_KEYS = 1000
+
+
+def object_attributes(headers: Mapping[str, str]) -> tuple[str, dict[str, str], dict[str, str]]:
+    """Content type, user metadata and stored standard headers of a write request."""
+    metadata = {
+        name.lower()[len(META_PREFIX):]: value
+        for name, value in headers.items()
+        if name.lower().startswith(META_PREFIX)
+    }
+    stored = {}
+    for name in STORED_HEADERS:
+        value = headers.get(name)
+        if name == "Content-Encoding" and value:
+            # aws-chunked is transport framing, not a property of the object.
+            value = ",".join(part for part in (p.strip() for p in value.split(",")) if part != "aws-chunked")
+        if value:
+            stored[name] = value
+    return headers.get("Content-Type") or "binary/octet-stream", metadata, stored
+
+
+def set_checksum_headers(req: S3Handler, checksums: Mapping[str, str]) -> None:
+    for algorithm, value in checksums.items():
+        req.set_header(HEADER_PREFIX + algorithm, value)
+    if checksums:
+        composite = any("-" in value for value in checksums.values())
+        req.set_header("x-amz-checksum-type", "COMPOSITE" if composite else "FULL_OBJECT")
+
+
+async def put_object(req: S3Handler) -> None:
+    check_key(req.key)
+    staging = req.take_staging()
+    try:
+        checksums = req.checksums.verify(req.trailers, staging.md5_hex())
+        content_type, metadata, stored = object_attributes(req.request.headers)
+        info = await req.run_blocking(
+            req.store.put_object,
+            req.bucket,
+            req.key,
+            staging,
+            content_type=content_type,
+            metadata=metadata,
+            headers=stored,
+            checksums=checksums,
+            condition=write_condition(req.request.headers),
+        )
+    finally:
+        staging.discard()
+    req.set_header("ETag", f'"{info.etag}"')
+    set_checksum_headers(req, checksums)
+    req.send_empty()
+
+
+def _set_object_headers(req: S3Handler, info: ObjectInfo) -> None:
+    req.set_header("ETag", f'"{info.etag}"')
+    req.set_header("Last-Modified", http_date(info.last_modified))
+    req.set_header("Content-Type", info.content_type)
+    req.set_header("Accept-Ranges", "bytes")
+    for name, value in info.headers.items():
+        req.set_header(name, value)
+    for name, value in info.metadata.items():
+        req.set_header(META_PREFIX + name, value)
+    if info.parts_count:
+        req.set_header("x-amz-mp-parts-count", str(info.parts_count))
+    for query_name, header in RESPONSE_OVERRIDES.items():
+        if query_name in req.query:
+            req.set_header(header, req.query[query_name])
+
+
+async def get_object(req: S3Handler) -> None:
+    """GET and HEAD: preconditions, an optional byte range, then the bytes in 1 MiB chunks."""
+    head = req.request.method == "HEAD"
+    opener = req.store.get_object_info if head else req.store.open_object
+    found = await req.run_blocking(opener, req.bucket, req.key)
+    handle = None if head else found
+    info = found if head else found.info
+    try:
+        check_read_preconditions(info, req.request.headers)
+        byte_range = parse_range(req.request.headers.get("Range"), info.size)
+        _set_object_headers(req, info)
+        start, end = byte_range or (0, info.size)
+        if byte_range is not None:
+            req.set_status(206)
+            req.set_header("Content-Range", f"bytes {start}-{end - 1}/{info.size}")
+        elif req.request.headers.get("x-amz-checksum-mode", "").upper() == "ENABLED":
+            set_checksum_headers(req, info.checksums)
+        req.set_header("Content-Length", str(end - start))
+        if handle is not None:
+            for chunk in handle.iter_range(start, end):
+                req.write(chunk)
+                await req.flush()
+        req.finish()
+    except S3Error as error:
+        if error.code == "InvalidRange":
+            req.set_header("Content-Range", f"bytes */{info.size}")
+        raise
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+async def delete_object(req: S3Handler) -> None:
+    await req.run_blocking(req.store.delete_object, req.bucket, req.key, write_condition(req.request.headers))
+    req.send_empty(204)
+
+
+async def delete_objects(req: S3Handler) -> None:
+    root = parse_xml(bytes(req.body), "Delete")
+    quiet = (child_text(root, "Quiet") or "").strip().lower() == "true"
+    keys = [child_text(element, "Key") for element in root.findall("Object")]
+    if not keys or len(keys) > MAX_DELETE_KEYS or any(key is None for key in keys):
+        raise S3Error("MalformedXML", f"A Delete request names 1 to {MAX_DELETE_KEYS} objects, each with a Key.")
+    await req.run_blocking(req.store.get_bucket, req.bucket)
+    outcomes = await req.run_blocking(_delete_each, req, keys)
+    xml = XmlWriter("DeleteResult")
+    for key, error in outcomes:
+        if error is None:
+            if not quiet:
+                xml.open("Deleted").element("Key", key).close("Deleted")
+        else:
+            xml.open("Error").element("Key", key).element("Code", error.code)
+            xml.element("Message", error.message).close("Error")
+    req.send_xml(xml.to_bytes())
+
+
+def _delete_each(req: S3Handler, keys: list[str]) -> list[tuple[str, S3Error | None]]:
+    outcomes = []
+    for key in keys:
+        try:
+            req.authorize("s3:DeleteObject", req.bucket, key)
+            req.store.delete_object(req.bucket, key)
+            outcomes.append((key, None))
+        except Exception as exc:  # noqa: BLE001 - one key's failure is reported in its entry
+            outcomes.append((key, S3Error.from_exception(exc)))
+    return outcomes
+
+
+def parse_copy_source(req: S3Handler) -> tuple[str, str]:
+    source = unquote(req.request.headers["x-amz-copy-source"]).lstrip("/")
+    source, _, version = source.partition("?versionId=")
+    bucket, _, key = source.partition("/")
+    if not bucket or not key:
+        raise S3Error("InvalidArgument", "Copy Source must mention the source bucket and key: bucket/key.")
+    if version and version != "null":
+        raise S3Error("InvalidArgument", "This server keeps no object versions.")
+    check_bucket_name(bucket)
+    req.authorize("s3:GetObject", bucket, key)
+    return bucket, key
+
+
+async def copy_source_info(req: S3Handler, bucket: str, key: str) -> ObjectInfo:
+    try:
+        info = await req.run_blocking(req.store.get_object_info, bucket, key)
+    except NoSuchKey:
+        raise S3Error("NoSuchKey", "The specified copy source key does not exist.") from None
+    check_read_preconditions(info, req.request.headers, prefix="x-amz-copy-source-")
+    return info
+
+
+async def copy_object(req: S3Handler) -> None:
+    check_key(req.key)
+    src_bucket, src_key = parse_copy_source(req)
+    await copy_source_info(req, src_bucket, src_key)
+    directive = req.request.headers.get("x-amz-metadata-directive", "COPY").upper()
+    if directive not in ("COPY", "REPLACE"):
+        raise S3Error("InvalidArgument", "Unknown metadata directive.")
+    if directive == "COPY" and (src_bucket, src_key) == (req.bucket, req.key):
+        raise S3Error(
+            "InvalidRequest",
+            "This copy request is illegal because it is trying to copy an object to itself without "
+            "changing the object's metadata.",
+        )
+    replace = {}
+    if directive == "REPLACE":
+        content_type, metadata, stored = object_attributes(req.request.headers)
+        replace = {"metadata": metadata, "content_type": content_type, "headers": stored}
+    info = await req.run_blocking(
+        req.store.copy_object,
+        src_bucket,
+        src_key,
+        req.bucket,
+        req.key,
+        condition=write_condition(req.request.headers),
+        **replace,
+    )
+    xml = XmlWriter("CopyObjectResult").element("ETag", f'"{info.etag}"')
+    xml.element("LastModified", iso8601(info.last_modified))
+    for algorithm, value in info.checksums.items():
+        xml.element("Checksum" + algorithm.upper(), value)
+    req.send_xml(xml.to_bytes())

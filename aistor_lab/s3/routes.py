@@ -1,0 +1,108 @@
+"""Which S3 operation a request is: method, bucket/key level and sub-resource decide it."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from . import bucket_ops, multipart_ops, object_ops
+from .errors import S3Error
+
+if TYPE_CHECKING:
+    from .handler import S3Handler
+
+# How an operation takes its request body.
+NO_BODY, XML_BODY, STREAM_BODY = "none", "xml", "stream"
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    action: str  # the IAM action checked before anything else happens
+    run: Callable[[S3Handler], Awaitable[None]]
+    body: str = NO_BODY
+
+
+LIST_BUCKETS = Operation("ListBuckets", "s3:ListAllMyBuckets", bucket_ops.list_buckets)
+CREATE_BUCKET = Operation("CreateBucket", "s3:CreateBucket", bucket_ops.create_bucket, XML_BODY)
+DELETE_BUCKET = Operation("DeleteBucket", "s3:DeleteBucket", bucket_ops.delete_bucket)
+HEAD_BUCKET = Operation("HeadBucket", "s3:ListBucket", bucket_ops.head_bucket)
+GET_LOCATION = Operation("GetBucketLocation", "s3:GetBucketLocation", bucket_ops.get_location)
+LIST_OBJECTS = Operation("ListObjects", "s3:ListBucket", bucket_ops.list_objects)
+LIST_UPLOADS = Operation("ListMultipartUploads", "s3:ListBucketMultipartUploads", multipart_ops.list_uploads)
+DELETE_OBJECTS = Operation("DeleteObjects", "s3:DeleteObject", object_ops.delete_objects, XML_BODY)
+GET_VERSIONING = Operation("GetBucketVersioning", "s3:GetBucketVersioning", bucket_ops.get_versioning)
+
+PUT_OBJECT = Operation("PutObject", "s3:PutObject", object_ops.put_object, STREAM_BODY)
+COPY_OBJECT = Operation("CopyObject", "s3:PutObject", object_ops.copy_object)
+GET_OBJECT = Operation("GetObject", "s3:GetObject", object_ops.get_object)
+HEAD_OBJECT = Operation("HeadObject", "s3:GetObject", object_ops.get_object)
+DELETE_OBJECT = Operation("DeleteObject", "s3:DeleteObject", object_ops.delete_object)
+CREATE_UPLOAD = Operation("CreateMultipartUpload", "s3:PutObject", multipart_ops.create_upload)
+UPLOAD_PART = Operation("UploadPart", "s3:PutObject", multipart_ops.upload_part, STREAM_BODY)
+UPLOAD_PART_COPY = Operation("UploadPartCopy", "s3:PutObject", multipart_ops.upload_part_copy)
+COMPLETE_UPLOAD = Operation("CompleteMultipartUpload", "s3:PutObject", multipart_ops.complete_upload, XML_BODY)
+ABORT_UPLOAD = Operation("AbortMultipartUpload", "s3:AbortMultipartUpload", multipart_ops.abort_upload)
+LIST_PARTS = Operation("ListParts", "s3:ListMultipartUploadParts", multipart_ops.list_parts)
+
+# Bucket sub-resources we answer, keyed by (method, sub-resource).
+_BUCKET_SUBRESOURCES = {
+    ("GET", "location"): GET_LOCATION,
+    ("GET", "uploads"): LIST_UPLOADS,
+    ("POST", "delete"): DELETE_OBJECTS,
+    ("GET", "versioning"): GET_VERSIONING,
+}
+# Sub-resources S3 has that this server does not implement: answered with NotImplemented.
+_KNOWN_SUBRESOURCES = frozenset({
+    "accelerate", "acl", "analytics", "cors", "encryption", "intelligent-tiering", "inventory",
+    "lifecycle", "logging", "metrics", "notification", "object-lock", "ownershipControls", "policy",
+    "policyStatus", "publicAccessBlock", "replication", "requestPayment", "restore", "retention",
+    "legal-hold", "select", "tagging", "torrent", "versions", "website", "attributes",
+})
+
+
+def resolve(method: str, bucket: str, key: str, query: dict[str, str], headers) -> Operation:
+    if not bucket:
+        if method in ("GET", "HEAD"):
+            return LIST_BUCKETS
+        raise S3Error("MethodNotAllowed", "The specified method is not allowed against this resource.")
+    if not key:
+        return _bucket_operation(method, query)
+    return _object_operation(method, query, headers)
+
+
+def _bucket_operation(method: str, query: dict[str, str]) -> Operation:
+    for (sub_method, subresource), operation in _BUCKET_SUBRESOURCES.items():
+        if subresource in query and method == sub_method:
+            return operation
+    _refuse_unimplemented(query)
+    plain = {"GET": LIST_OBJECTS, "PUT": CREATE_BUCKET, "DELETE": DELETE_BUCKET, "HEAD": HEAD_BUCKET}
+    if method in plain:
+        return plain[method]
+    raise S3Error("MethodNotAllowed", "The specified method is not allowed against this resource.")
+
+
+def _object_operation(method: str, query: dict[str, str], headers) -> Operation:
+    if "uploadId" in query:
+        if method == "PUT":
+            return UPLOAD_PART_COPY if "x-amz-copy-source" in headers else UPLOAD_PART
+        by_method = {"POST": COMPLETE_UPLOAD, "DELETE": ABORT_UPLOAD, "GET": LIST_PARTS}
+        if method in by_method:
+            return by_method[method]
+    elif "uploads" in query and method == "POST":
+        return CREATE_UPLOAD
+    else:
+        _refuse_unimplemented(query)
+        if method == "PUT":
+            return COPY_OBJECT if "x-amz-copy-source" in headers else PUT_OBJECT
+        plain = {"GET": GET_OBJECT, "HEAD": HEAD_OBJECT, "DELETE": DELETE_OBJECT}
+        if method in plain:
+            return plain[method]
+    raise S3Error("MethodNotAllowed", "The specified method is not allowed against this resource.")
+
+
+def _refuse_unimplemented(query: dict[str, str]) -> None:
+    for name in query:
+        if name in _KNOWN_SUBRESOURCES:
+            raise S3Error("NotImplemented", f"The {name} sub-resource is not implemented by this server.")

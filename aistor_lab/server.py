@@ -1,0 +1,91 @@
+"""Builds and runs the one HTTP server: S3 at /, admin and health at /_aistor.
+
+One process, one port, several APIs (as AIStor does). The catalog (/_iceberg) and the sharing
+server (/delta-sharing) join the same route table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from tornado.httpserver import HTTPServer
+from tornado.web import Application
+
+from .admin import iam_handlers
+from .health import ROUTES as HEALTH_ROUTES
+from .health import HealthHandler
+from .iam import IAM
+from .s3 import S3Handler
+from .settings import Settings
+from .store import MAX_PART_SIZE, ObjectStore
+from .store.local import LocalStore
+
+log = logging.getLogger("aistor_lab")
+
+# aws-chunked framing adds a little to a 5 GiB part; leave room for it.
+MAX_BODY_SIZE = MAX_PART_SIZE + 64 * 1024 * 1024
+# Bigger reads of request bodies mean fewer Python calls per MiB uploaded.
+BODY_CHUNK_SIZE = 512 * 1024
+
+
+@dataclass
+class Services:
+    """What every API handler needs: the settings, the store, the IAM and a thread pool."""
+
+    settings: Settings
+    store: ObjectStore
+    iam: IAM
+    executor: ThreadPoolExecutor
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.store.close()
+
+
+def open_services(settings: Settings) -> Services:
+    store = LocalStore(settings.data_dir)
+    return Services(
+        settings=settings,
+        store=store,
+        iam=IAM(store, settings.root_user, settings.root_password),
+        executor=ThreadPoolExecutor(max_workers=16, thread_name_prefix="store"),
+    )
+
+
+def make_app(services: Services) -> Application:
+    kwargs = {"services": services}
+    routes = [(pattern, HealthHandler, kwargs) for pattern in HEALTH_ROUTES]
+    routes += iam_handlers.routes(services)
+    routes.append((r"/.*", S3Handler, kwargs))
+    return Application(routes, compress_response=False)
+
+
+async def serve(settings: Settings, ready=None) -> None:
+    """Serve until SIGTERM or SIGINT, then stop accepting, finish, and close the store."""
+    services = open_services(settings)
+    server = HTTPServer(
+        make_app(services),
+        max_body_size=MAX_BODY_SIZE,
+        chunk_size=BODY_CHUNK_SIZE,
+        idle_connection_timeout=120,
+    )
+    server.listen(settings.port, settings.host)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    log.info("aistor-lab serving S3 at %s (data in %s)", settings.endpoint, settings.data_dir)
+    if ready is not None:
+        ready(settings)
+    await stopping.wait()
+    log.info("aistor-lab stopping")
+    server.stop()
+    try:
+        await asyncio.wait_for(server.close_all_connections(), timeout=5)
+    except TimeoutError:
+        log.warning("connections still open after 5 s; closing anyway")
+    services.close()

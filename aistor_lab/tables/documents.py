@@ -1,0 +1,168 @@
+"""JSON documents in the store: the catalog's own small documents (in the system bucket) and the
+Iceberg metadata files it writes next to the tables. Everything goes through ObjectStore."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import threading
+from dataclasses import dataclass
+
+from ..store import SYSTEM_BUCKET, NoSuchBucket, NoSuchKey, ObjectStore, PreconditionFailed, WriteCondition
+from .cache import LruCache
+from .errors import BadRequestException, ServiceFailureException
+
+_SCHEMES = ("s3://", "s3a://", "s3n://")
+_JSON = "application/json"
+
+
+def encode_json(body: dict) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def split_location(location: object) -> tuple[str, str]:
+    """``s3://bucket/some/key`` -> ("bucket", "some/key"); s3a:// and s3n:// are accepted too."""
+    if isinstance(location, str):
+        for scheme in _SCHEMES:
+            if location.startswith(scheme):
+                bucket, _, key = location[len(scheme) :].partition("/")
+                if bucket:
+                    return bucket, key
+    raise BadRequestException(f"Invalid location {location!r}: expected s3://bucket/path")
+
+
+@dataclass(frozen=True)
+class Doc:
+    body: dict
+    etag: str
+
+
+class Documents:
+    """Small JSON documents in the system bucket, read and written with conditions."""
+
+    def __init__(self, store: ObjectStore):
+        self.store = store
+        self._bucket_ready = False
+        self._lock = threading.Lock()
+
+    def _ready(self) -> None:
+        if not self._bucket_ready:
+            with self._lock:
+                self.store.ensure_bucket(SYSTEM_BUCKET)
+                self._bucket_ready = True
+
+    def get(self, key: str) -> Doc | None:
+        self._ready()
+        try:
+            info, data = self.store.get_bytes(SYSTEM_BUCKET, key)
+        except NoSuchKey:
+            return None
+        return Doc(json.loads(data), info.etag)
+
+    def exists(self, key: str) -> bool:
+        self._ready()
+        try:
+            self.store.get_object_info(SYSTEM_BUCKET, key)
+        except NoSuchKey:
+            return False
+        return True
+
+    def create(self, key: str, body: dict) -> str | None:
+        """Write only if absent; the new ETag, or None when the key already exists."""
+        return self._put(key, body, WriteCondition(if_none_match="*"))
+
+    def replace(self, key: str, body: dict, etag: str) -> str | None:
+        """Write only if the current ETag is ``etag``; the new ETag, or None when it changed."""
+        return self._put(key, body, WriteCondition(if_match=etag))
+
+    def put(self, key: str, body: dict) -> str:
+        self._ready()
+        return self.store.put_bytes(SYSTEM_BUCKET, key, encode_json(body), content_type=_JSON).etag
+
+    def delete(self, key: str, etag: str | None = None) -> bool:
+        """Delete (only if the ETag is still ``etag`` when given); False when it changed or is gone."""
+        self._ready()
+        try:
+            return self.store.delete_object(SYSTEM_BUCKET, key, WriteCondition(if_match=etag) if etag else None)
+        except (PreconditionFailed, NoSuchKey):
+            return False
+
+    def list(self, prefix: str, *, delimiter: str = "", start_after: str = "", max_keys: int = 1000):
+        self._ready()
+        return self.store.list_objects(
+            SYSTEM_BUCKET, prefix=prefix, delimiter=delimiter, start_after=start_after, max_keys=max_keys
+        )
+
+    def _put(self, key: str, body: dict, condition: WriteCondition) -> str | None:
+        self._ready()
+        try:
+            info = self.store.put_bytes(SYSTEM_BUCKET, key, encode_json(body), content_type=_JSON, condition=condition)
+        except (PreconditionFailed, NoSuchKey):
+            return None
+        return info.etag
+
+
+class MetadataFiles:
+    """Iceberg metadata files (JSON, optionally gzip) and other table files, addressed by location.
+
+    Parsed metadata is cached by location: a metadata file is written once under a fresh name and
+    never changed, so a cached copy can only be stale if someone overwrites it behind our back.
+    """
+
+    def __init__(self, store: ObjectStore, cache_size: int = 256):
+        self.store = store
+        self._parsed: LruCache[dict] = LruCache(cache_size)
+
+    def read_bytes(self, location: str) -> bytes:
+        bucket, key = split_location(location)
+        return self.store.get_bytes(bucket, key)[1]
+
+    def read_json(self, location: str) -> dict:
+        """A deep copy of the parsed file; raises NoSuchKey/NoSuchBucket when it is missing."""
+        return copy.deepcopy(self._parsed.get_or_load(location, lambda: self._load(location)))
+
+    def _load(self, location: str) -> dict:
+        data = self.read_bytes(location)
+        if data[:2] == b"\x1f\x8b":  # gzip magic: Iceberg names these *.gz.metadata.json
+            data = gzip.decompress(data)
+        try:
+            body = json.loads(data)
+        except ValueError as exc:
+            raise BadRequestException(f"Not a JSON metadata file: {location}") from exc
+        if not isinstance(body, dict):
+            raise BadRequestException(f"Not a JSON metadata file: {location}")
+        return body
+
+    def read_json_or_fail(self, location: str) -> dict:
+        """Read a file the catalog itself points at; its absence is a broken catalog, not bad input."""
+        try:
+            return self.read_json(location)
+        except (NoSuchKey, NoSuchBucket) as exc:
+            raise ServiceFailureException(f"Metadata file is missing: {location}") from exc
+
+    def write_json(self, location: str, body: dict) -> None:
+        bucket, key = split_location(location)
+        data = encode_json(body)
+        if location.endswith(".gz.metadata.json"):
+            data = gzip.compress(data, mtime=0)
+        self.store.put_bytes(bucket, key, data, content_type=_JSON, condition=WriteCondition(if_none_match="*"))
+
+    def delete(self, location: str) -> None:
+        bucket, key = split_location(location)
+        try:
+            self.store.delete_object(bucket, key)
+        except (NoSuchKey, NoSuchBucket):
+            pass
+
+    def delete_prefix(self, bucket: str, prefix: str) -> int:
+        """Delete every object under ``prefix``; the count deleted."""
+        deleted = 0
+        start_after = ""
+        while True:
+            page = self.store.list_objects(bucket, prefix=prefix, start_after=start_after)
+            for obj in page.objects:
+                deleted += bool(self.store.delete_object(bucket, obj.key))
+            if not page.is_truncated or not page.next_marker:
+                return deleted
+            start_after = page.next_marker

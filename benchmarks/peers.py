@@ -1,0 +1,220 @@
+"""Start the S3 servers under comparison as child processes on loopback, and stop them.
+
+Every server gets free 127.0.0.1 ports and its own data directory under one scratch
+directory; nothing listens on another interface.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+import boto3
+from botocore.client import BaseClient
+from botocore.config import Config
+
+HOST = "127.0.0.1"
+ACCESS_KEY = "minioadmin"
+SECRET_KEY = "minioadmin"
+REGION = "us-east-1"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def s3_client(endpoint: str, pool: int = 10, **config) -> BaseClient:
+    """A boto3 S3 client as the workloads use it: path-style, SigV4, default checksums."""
+    return boto3.session.Session().client(
+        "s3",
+        endpoint_url=endpoint,
+        aws_access_key_id=ACCESS_KEY,
+        aws_secret_access_key=SECRET_KEY,
+        region_name=REGION,
+        config=Config(
+            signature_version="s3v4",
+            s3={"addressing_style": "path"},
+            max_pool_connections=pool,
+            **config,
+        ),
+    )
+
+
+def _script(name: str) -> str:
+    """A console script of this Python environment (the venv's bin), else one on PATH."""
+    candidate = Path(sysconfig.get_path("scripts")) / name
+    found = str(candidate) if candidate.exists() else shutil.which(name)
+    if found is None:
+        raise FileNotFoundError(f"{name} not found in {candidate.parent} nor on PATH")
+    return found
+
+
+@dataclass
+class ServerProcess:
+    """One S3 server child: its command, its S3 endpoint and where its output goes."""
+
+    name: str
+    command: list[str]
+    endpoint: str
+    log_path: Path
+    version: str
+    env: dict[str, str] = field(default_factory=dict)
+    proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        with open(self.log_path, "ab") as log:
+            # A session of its own: Ctrl-C reaches only the benchmark, which then stops the
+            # servers itself, after the workers have finished their current request.
+            self.proc = subprocess.Popen(
+                self.command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, **self.env},
+                start_new_session=True,
+            )
+
+    def wait_ready(self, timeout: float) -> None:
+        """Wait until ListBuckets succeeds with our credentials (S3 and auth both up)."""
+        probe = s3_client(
+            self.endpoint, connect_timeout=1, read_timeout=5, retries={"total_max_attempts": 1}
+        )
+        deadline = time.monotonic() + timeout
+        last_error: Exception | None = None
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with code {self.proc.returncode}\n{self.log_tail()}")
+            try:
+                probe.list_buckets()
+                return
+            except Exception as exc:  # noqa: BLE001 - any failure means "not ready yet"
+                last_error = exc
+                time.sleep(0.2)
+        raise TimeoutError(f"{self.name} not answering S3 after {timeout} s: {last_error}\n{self.log_tail()}")
+
+    def signal(self, sig: int) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def log_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+def stop_all(servers: list[ServerProcess], timeout: float = 15) -> None:
+    """SIGTERM every server at once, then SIGKILL whatever is still running at the deadline."""
+    for server in servers:
+        server.signal(signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    for server in servers:
+        if server.proc is None:
+            continue
+        try:
+            server.proc.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            server.signal(signal.SIGKILL)
+            server.proc.wait()
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+def aistor_lab(workdir: Path) -> ServerProcess:
+    """Ours: ``aistor-lab server`` (the same as ``python -m aistor_lab server``)."""
+    port = free_port()
+    data = workdir / "data"
+    data.mkdir(parents=True)
+    return ServerProcess(
+        name="aistor-lab",
+        command=[sys.executable, "-m", "aistor_lab", "server", "--address", f"{HOST}:{port}", "--data", str(data)],
+        endpoint=f"http://{HOST}:{port}",
+        log_path=workdir / "server.log",
+        version=_version("aistor-lab"),
+        env={"AISTOR_ROOT_USER": ACCESS_KEY, "AISTOR_ROOT_PASSWORD": SECRET_KEY},
+    )
+
+
+def moto(workdir: Path) -> ServerProcess:
+    """moto's standalone server (keeps objects in memory, or in temp files when large; accepts any
+    credentials)."""
+    port = free_port()
+    tmp = workdir / "tmp"
+    tmp.mkdir(parents=True)
+    return ServerProcess(
+        name="moto",
+        command=[_script("moto_server"), "-H", HOST, "-p", str(port)],
+        endpoint=f"http://{HOST}:{port}",
+        log_path=workdir / "server.log",
+        version=_version("moto"),
+        env={"TMPDIR": str(tmp)},
+    )
+
+
+# Every listener of `weed mini`, each given a free loopback port (gRPC ports would otherwise
+# default to HTTP port + 10000, and the admin server listens even with its UI off).
+_WEED_PORT_FLAGS = (
+    "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
+    "filer.port.grpc", "s3.port.grpc", "admin.port", "admin.port.grpc",
+)
+
+
+def seaweedfs(workdir: Path) -> ServerProcess:
+    """SeaweedFS all-in-one (``weed mini``: master, volume, filer and S3 gateway in one process)."""
+    weed = _script("weed")
+    data, tmp = workdir / "data", workdir / "tmp"
+    data.mkdir(parents=True)
+    tmp.mkdir()
+    identities = workdir / "s3.json"
+    identities.write_text(json.dumps({"identities": [{
+        "name": "bench",
+        "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
+        "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+    }]}))
+    s3_port = free_port()
+    command = [
+        weed, "mini", f"-dir={data}", f"-ip={HOST}", f"-ip.bind={HOST}", f"-s3.config={identities}",
+        f"-s3.port={s3_port}", "-s3.port.iceberg=0", "-s3.port.lance=0",
+        "-webdav=false", "-admin.ui=false", "-master.telemetry=false",
+        f"-filer.localSocket={workdir / 'filer.sock'}", f"-s3.localSocket={workdir / 's3.sock'}",
+    ]
+    command += [f"-{flag}={free_port()}" for flag in _WEED_PORT_FLAGS]
+    # "version 8000GB 4.48 pypi linux amd64"
+    version = subprocess.run([weed, "version"], check=False, capture_output=True, text=True, timeout=30).stdout.split()
+    return ServerProcess(
+        name="seaweedfs",
+        command=command,
+        endpoint=f"http://{HOST}:{s3_port}",
+        log_path=workdir / "server.log",
+        version=version[2] if len(version) > 2 else "?",
+        env={"TMPDIR": str(tmp)},  # its glog files; its gRPC sockets still go to /tmp
+    )
+
+
+SERVERS: dict[str, Callable[[Path], ServerProcess]] = {
+    "aistor-lab": aistor_lab,
+    "moto": moto,
+    "seaweedfs": seaweedfs,
+}
+OURS = "aistor-lab"

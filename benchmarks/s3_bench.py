@@ -1,0 +1,274 @@
+"""Side-by-side S3 benchmark: aistor-lab against moto and SeaweedFS, all on 127.0.0.1.
+
+Starts every server at once (free ports, temporary data directories), then runs each workload
+against each server in turn, so slow drifts of the machine touch every server alike. Prints one
+table with the ratio ours/peer (throughputs: higher is better) and can write the same as JSON.
+
+    .venv/bin/python benchmarks/s3_bench.py [--quick] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import boto3
+import disk_reference
+from peers import OURS, SERVERS, ServerProcess, s3_client, stop_all
+from workloads import BigFile, MiB, SmallObjects, get_big, get_small, put_big, put_small
+
+BUCKET = "bench"
+BIG_KEY = "big/object"
+FULL = {"objects": 1000, "big_mib": 256, "dd_mib": 1024}
+QUICK = {"objects": 100, "big_mib": 32, "dd_mib": 128}
+
+
+@dataclass(frozen=True)
+class Workload:
+    key: str  # the name in the JSON output
+    label: str
+    unit: str
+    run: Callable[[ServerProcess], float]
+    needs: str | None = None  # the workload whose data this one reads
+
+
+def parse_size(text: str) -> int:
+    """Bytes from ``4096``, ``4K``, ``4KiB``, ``1M`` or ``1MiB``."""
+    match = re.fullmatch(r"(\d+)\s*([KkMm]?)(?:i?B)?", text.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r}")
+    return int(match[1]) * {"": 1, "k": 1024, "m": MiB}[match[2].lower()]
+
+
+def human_size(size: int) -> str:
+    for unit, factor in (("MiB", MiB), ("KiB", 1024)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor} {unit}"
+    return f"{size} B"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true",
+                        help=f"small run: {QUICK['objects']} objects, {QUICK['big_mib']} MiB big object, "
+                             f"{QUICK['dd_mib']} MiB dd file (explicit options still win)")
+    parser.add_argument("--objects", type=int, help=f"small objects per run (default {FULL['objects']})")
+    parser.add_argument("--size", type=parse_size, default=4096, help="small object size (default 4KiB)")
+    parser.add_argument("--threads", type=int, default=8, help="client threads of the parallel runs (default 8)")
+    parser.add_argument("--big-mib", type=int, help=f"big object size in MiB (default {FULL['big_mib']})")
+    parser.add_argument("--dd-mib", type=int, help=f"dd reference file in MiB, 0 to skip (default {FULL['dd_mib']})")
+    parser.add_argument("--servers", default=",".join(SERVERS),
+                        help=f"comma-separated subset of {', '.join(SERVERS)} (default all)")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON here")
+    parser.add_argument("--workdir", type=Path, help="parent of the scratch directory (default: system temp)")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch directory (data and server logs)")
+    parser.add_argument("--start-timeout", type=float, default=60, help="seconds a server may take to answer S3")
+    args = parser.parse_args(argv)
+    for name, value in (QUICK if args.quick else FULL).items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    args.servers = [name.strip() for name in args.servers.split(",") if name.strip()]
+    unknown = sorted(set(args.servers) - set(SERVERS))
+    if unknown:
+        parser.error(f"unknown servers: {', '.join(unknown)}")
+    if args.threads < 2:
+        parser.error("--threads must be at least 2 (a 1-thread run is always made)")
+    if args.size < 8 or args.objects < 1 or args.big_mib < 1 or args.dd_mib < 0:
+        parser.error("--size must be >= 8 bytes, --objects and --big-mib >= 1, --dd-mib >= 0")
+    return args
+
+
+def define_workloads(args: argparse.Namespace, scratch: Path) -> list[Workload]:
+    """The workloads in run order, with their test data made now (untimed)."""
+    small = SmallObjects.random("small-1t", args.objects, args.size)
+    small_n = dataclasses.replace(small, prefix=f"small-{args.threads}t")
+    big = BigFile.random(scratch / "big-source", args.big_mib * MiB)
+    what = f"{args.objects} x {human_size(args.size)}"
+    n = args.threads
+    return [
+        Workload("put_small_1t", f"PUT {what}, 1 thread", "ops/s",
+                 lambda s: put_small(s.endpoint, BUCKET, small, 1)),
+        Workload(f"put_small_{n}t", f"PUT {what}, {n} threads", "ops/s",
+                 lambda s: put_small(s.endpoint, BUCKET, small_n, n)),
+        Workload("get_small_1t", f"GET {what}, 1 thread", "ops/s",
+                 lambda s: get_small(s.endpoint, BUCKET, small, 1), needs="put_small_1t"),
+        Workload(f"get_small_{n}t", f"GET {what}, {n} threads", "ops/s",
+                 lambda s: get_small(s.endpoint, BUCKET, small, n), needs="put_small_1t"),
+        Workload("put_big", f"PUT {args.big_mib} MiB, multipart 8 MiB parts", "MiB/s",
+                 lambda s: put_big(s.endpoint, BUCKET, BIG_KEY, big)),
+        Workload("get_big", f"GET {args.big_mib} MiB, 8 MiB ranges", "MiB/s",
+                 lambda s: get_big(s.endpoint, BUCKET, BIG_KEY, big, scratch / f"big-download-{s.name}"),
+                 needs="put_big"),
+    ]
+
+
+def start_servers(names: list[str], root: Path, started: list[ServerProcess], timeout: float) -> dict[str, str]:
+    """Start every server (appending to ``started`` so the caller can stop them), wait until each
+    answers S3 and has the bucket; returns why each server that is not usable failed."""
+    failures: dict[str, str] = {}
+    for name in names:
+        workdir = root / name
+        workdir.mkdir()
+        try:
+            server = SERVERS[name](workdir)
+            server.start()
+        except Exception as exc:  # noqa: BLE001 - one server missing must not stop the others
+            failures[name] = f"not started: {exc}"
+            continue
+        started.append(server)
+    for server in started:
+        try:
+            server.wait_ready(timeout)
+            s3_client(server.endpoint).create_bucket(Bucket=BUCKET)
+        except Exception as exc:  # noqa: BLE001
+            failures[server.name] = f"not ready: {exc}"
+            stop_all([server])
+    return failures
+
+
+def run_workloads(workloads: list[Workload], servers: list[ServerProcess]) -> dict[str, dict[str, float | str]]:
+    """Each workload on each server in turn; a value is a throughput or the error that replaced it."""
+    results: dict[str, dict[str, float | str]] = {}
+    for workload in workloads:
+        row = results.setdefault(workload.key, {})
+        for server in servers:
+            if workload.needs and not isinstance(results[workload.needs].get(server.name), float):
+                row[server.name] = f"skipped: {workload.needs} failed"
+                continue
+            try:
+                row[server.name] = workload.run(server)
+                shown = f"{row[server.name]:.1f} {workload.unit}"
+            except Exception as exc:  # noqa: BLE001 - record it, go on with the other servers
+                row[server.name] = f"error: {type(exc).__name__}: {exc}"
+                shown = row[server.name]
+            print(f"  {workload.label:<40} {server.name:<11} {shown}", flush=True)
+    return results
+
+
+def ratios(results: dict[str, dict[str, float | str]], peers: list[str]) -> dict[str, dict[str, float]]:
+    table: dict[str, dict[str, float]] = {}
+    for key, row in results.items():
+        ours = row.get(OURS)
+        table[key] = {
+            peer: ours / row[peer]
+            for peer in peers
+            if isinstance(ours, float) and isinstance(row.get(peer), float) and row[peer] > 0
+        }
+    return table
+
+
+def render_table(
+    workloads: list[Workload],
+    names: list[str],
+    results: dict[str, dict[str, float | str]],
+    ratio: dict[str, dict[str, float]],
+    references: dict[str, str],
+) -> str:
+    peers = [name for name in names if name != OURS] if OURS in names else []
+    header = ["workload", "unit", *names, *(f"{OURS}/{peer}" for peer in peers), "reference"]
+    rows = [header]
+    for workload in workloads:
+        row = results.get(workload.key, {})
+        values = [f"{row[n]:,.1f}" if isinstance(row.get(n), float) else "ERR" if n in row else "-" for n in names]
+        shares = [f"{ratio[workload.key][p]:.2f}x" if p in ratio.get(workload.key, {}) else "-" for p in peers]
+        rows.append([workload.label, workload.unit, *values, *shares, references.get(workload.key, "")])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = []
+    for index, cells in enumerate(rows):
+        text = [cells[0].ljust(widths[0]), cells[1].ljust(widths[1])]
+        text += [cell.rjust(width) for cell, width in zip(cells[2:-1], widths[2:-1])]
+        lines.append("  ".join([*text, cells[-1]]).rstrip())
+        if index == 0:
+            lines.append("-" * len(lines[0]))
+    return "\n".join(lines)
+
+
+def environment() -> dict[str, object]:
+    return {
+        "python": platform.python_version(),
+        "boto3": boto3.__version__,
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]) -> int:
+    env = environment()
+    print(f"s3_bench: {env['cpus']} CPUs shared by client and servers; scratch in {root}", flush=True)
+    disk = None
+    if args.dd_mib:
+        disk = disk_reference.measure(root / "dd-reference", args.dd_mib)
+        print(f"  dd {disk.mib} MiB: write (fdatasync) {disk.write_mib_s:,.0f} MiB/s, "
+              f"read {disk.read_mib_s:,.0f} MiB/s (likely cached)", flush=True)
+    workloads = define_workloads(args, root)
+    failures = start_servers(args.servers, root, started, args.start_timeout)
+    for name, why in failures.items():
+        print(f"  {name}: {why}", file=sys.stderr, flush=True)
+    ready = [server for server in started if server.name not in failures]
+    for server in ready:
+        print(f"  {server.name} {server.version} at {server.endpoint}", flush=True)
+    results = run_workloads(workloads, ready)
+    peers = [name for name in args.servers if name != OURS]
+    ratio = ratios(results, peers)
+    references = {}
+    if disk is not None:
+        references = {
+            "put_big": f"dd write {disk.mib} MiB, fdatasync: {disk.write_mib_s:,.0f} MiB/s",
+            "get_big": f"dd read {disk.mib} MiB, bs=8M: {disk.read_mib_s:,.0f} MiB/s (likely cached)",
+        }
+    print()
+    print(render_table(workloads, args.servers, results, ratio, references))
+    errors = {f"{key} on {name}": value for key, row in results.items() for name, value in row.items()
+              if isinstance(value, str)}
+    for where, what in {**failures, **errors}.items():
+        print(f"  {where}: {what.splitlines()[0]}", file=sys.stderr)
+    if args.json:
+        args.json.write_text(json.dumps({
+            "settings": {"objects": args.objects, "size": args.size, "threads": args.threads,
+                         "big_mib": args.big_mib, "dd_mib": args.dd_mib},
+            "environment": env,
+            "servers": {s.name: {"version": s.version, "endpoint": s.endpoint} for s in ready},
+            "failures": failures,
+            "workloads": {w.key: {"label": w.label, "unit": w.unit} for w in workloads},
+            "results": results,
+            "ratios": {f"{OURS}/{peer}": {key: r[peer] for key, r in ratio.items() if peer in r} for peer in peers},
+            "disk_reference": dataclasses.asdict(disk) if disk else None,
+        }, indent=2) + "\n")
+    return 1 if failures or errors else 0
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    root = Path(tempfile.mkdtemp(prefix="s3bench-", dir=args.workdir))
+    started: list[ServerProcess] = []
+    try:
+        return benchmark(args, root, started)
+    except KeyboardInterrupt:
+        print("s3_bench: interrupted; stopping the servers", file=sys.stderr)
+        return 130
+    finally:
+        stop_all(started)
+        if args.keep:
+            print(f"s3_bench: kept {root}", file=sys.stderr)
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
