@@ -21,8 +21,7 @@ from .health import HealthHandler
 from .iam import IAM
 from .s3 import S3Handler
 from .settings import Settings
-from .store import MAX_PART_SIZE, ObjectStore
-from .store.local import LocalStore
+from .store import MAX_PART_SIZE, LocalStore, ObjectStore, RemoteS3Store
 
 log = logging.getLogger("aistor_lab")
 
@@ -46,8 +45,22 @@ class Services:
         self.store.close()
 
 
+def open_store(settings: Settings) -> ObjectStore:
+    """The local disk by default; an existing S3 endpoint when one is configured (scale-out:
+    several stateless servers in front of one S3 cluster)."""
+    if not settings.store_endpoint:
+        return LocalStore(settings.data_dir)
+    return RemoteS3Store(
+        settings.store_endpoint,
+        settings.store_access_key or settings.root_user,
+        settings.store_secret_key or settings.root_password,
+        region=settings.store_region,
+        system_bucket=settings.store_system_bucket,
+    )
+
+
 def open_services(settings: Settings) -> Services:
-    store = LocalStore(settings.data_dir)
+    store = open_store(settings)
     return Services(
         settings=settings,
         store=store,
@@ -78,7 +91,7 @@ async def serve(settings: Settings, ready=None) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
-    log.info("aistor-lab serving S3 at %s (data in %s)", settings.endpoint, settings.data_dir)
+    log.info("aistor-lab serving S3 at %s (data in %s)", settings.endpoint, settings.store_endpoint or settings.data_dir)
     if ready is not None:
         ready(settings)
     await stopping.wait()

@@ -31,6 +31,12 @@ class Settings:
     public_endpoint: str | None = None
     # Allowed difference between a request's signing time and ours, as S3 does (15 minutes).
     max_clock_skew_seconds: int = 15 * 60
+    # An existing S3-compatible endpoint to keep everything in instead of the local disk.
+    store_endpoint: str | None = None
+    store_access_key: str | None = None
+    store_secret_key: str | None = None
+    store_region: str = "us-east-1"
+    store_system_bucket: str = "aistor-system"
 
     @property
     def endpoint(self) -> str:
@@ -48,4 +54,9 @@ class Settings:
             root_password=os.environ.get("AISTOR_ROOT_PASSWORD", DEFAULT_ROOT_PASSWORD),
             region=os.environ.get("AISTOR_REGION", "us-east-1"),
             public_endpoint=os.environ.get("AISTOR_PUBLIC_ENDPOINT") or None,
+            store_endpoint=os.environ.get("AISTOR_STORE_ENDPOINT") or None,
+            store_access_key=os.environ.get("AISTOR_STORE_ACCESS_KEY") or None,
+            store_secret_key=os.environ.get("AISTOR_STORE_SECRET_KEY") or None,
+            store_region=os.environ.get("AISTOR_STORE_REGION", "us-east-1"),
+            store_system_bucket=os.environ.get("AISTOR_STORE_SYSTEM_BUCKET", "aistor-system"),
         )

@@ -173,11 +173,28 @@ def moto(workdir: Path) -> ServerProcess:
 
 
 # Every listener of `weed mini`, each given a free loopback port (gRPC ports would otherwise
-# default to HTTP port + 10000, and the admin server listens even with its UI off).
+# default to HTTP port + 10000). The admin server listens even with its UI off.
 _WEED_PORT_FLAGS = (
     "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
-    "filer.port.grpc", "s3.port.grpc", "admin.port", "admin.port.grpc",
+    "filer.port.grpc", "s3.port.grpc",
 )
+# Its maintenance worker dials the admin's HTTP port + 10000 whatever -admin.port.grpc says.
+_WEED_GRPC_OFFSET = 10000
+
+
+def _free_port_pair(offset: int) -> int:
+    """A free port ``p`` such that ``p + offset`` is free too."""
+    while True:
+        with socket.socket() as first, socket.socket() as second:
+            first.bind((HOST, 0))
+            port = first.getsockname()[1]
+            if port + offset > 65535:
+                continue
+            try:
+                second.bind((HOST, port + offset))
+            except OSError:
+                continue
+            return port
 
 
 def seaweedfs(workdir: Path) -> ServerProcess:
@@ -200,6 +217,8 @@ def seaweedfs(workdir: Path) -> ServerProcess:
         f"-filer.localSocket={workdir / 'filer.sock'}", f"-s3.localSocket={workdir / 's3.sock'}",
     ]
     command += [f"-{flag}={free_port()}" for flag in _WEED_PORT_FLAGS]
+    admin_port = _free_port_pair(_WEED_GRPC_OFFSET)
+    command += [f"-admin.port={admin_port}", f"-admin.port.grpc={admin_port + _WEED_GRPC_OFFSET}"]
     # "version 8000GB 4.48 pypi linux amd64"
     version = subprocess.run([weed, "version"], check=False, capture_output=True, text=True, timeout=30).stdout.split()
     return ServerProcess(

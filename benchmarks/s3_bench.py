@@ -3,6 +3,7 @@
 Starts every server at once (free ports, temporary data directories), then runs each workload
 against each server in turn, so slow drifts of the machine touch every server alike. Prints one
 table with the ratio ours/peer (throughputs: higher is better) and can write the same as JSON.
+With ``--repeat N`` the whole sequence runs N times and the table shows medians.
 
     .venv/bin/python benchmarks/s3_bench.py [--quick] [--json out.json]
 """
@@ -17,6 +18,7 @@ import platform
 import re
 import shutil
 import signal
+import statistics
 import sys
 import tempfile
 from collections.abc import Callable
@@ -29,7 +31,6 @@ from peers import OURS, SERVERS, ServerProcess, s3_client, stop_all
 from workloads import BigFile, MiB, SmallObjects, get_big, get_small, put_big, put_small
 
 BUCKET = "bench"
-BIG_KEY = "big/object"
 FULL = {"objects": 1000, "big_mib": 256, "dd_mib": 1024}
 QUICK = {"objects": 100, "big_mib": 32, "dd_mib": 128}
 
@@ -67,6 +68,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--size", type=parse_size, default=4096, help="small object size (default 4KiB)")
     parser.add_argument("--threads", type=int, default=8, help="client threads of the parallel runs (default 8)")
     parser.add_argument("--big-mib", type=int, help=f"big object size in MiB (default {FULL['big_mib']})")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds of the whole sequence; the table shows each figure's median (default 1)")
     parser.add_argument("--dd-mib", type=int, help=f"dd reference file in MiB, 0 to skip (default {FULL['dd_mib']})")
     parser.add_argument("--servers", default=",".join(SERVERS),
                         help=f"comma-separated subset of {', '.join(SERVERS)} (default all)")
@@ -84,16 +87,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"unknown servers: {', '.join(unknown)}")
     if args.threads < 2:
         parser.error("--threads must be at least 2 (a 1-thread run is always made)")
-    if args.size < 8 or args.objects < 1 or args.big_mib < 1 or args.dd_mib < 0:
-        parser.error("--size must be >= 8 bytes, --objects and --big-mib >= 1, --dd-mib >= 0")
+    if args.size < 8 or min(args.objects, args.big_mib, args.repeat) < 1 or args.dd_mib < 0:
+        parser.error("--size must be >= 8 bytes, --objects, --big-mib and --repeat >= 1, --dd-mib >= 0")
     return args
 
 
-def define_workloads(args: argparse.Namespace, scratch: Path) -> list[Workload]:
-    """The workloads in run order, with their test data made now (untimed)."""
-    small = SmallObjects.random("small-1t", args.objects, args.size)
-    small_n = dataclasses.replace(small, prefix=f"small-{args.threads}t")
-    big = BigFile.random(scratch / "big-source", args.big_mib * MiB)
+def define_workloads(args: argparse.Namespace, scratch: Path, big: BigFile, tag: str) -> list[Workload]:
+    """One round of the workloads in run order. ``tag`` keeps each round's keys apart, so every
+    PUT creates new objects rather than overwriting the previous round's."""
+    small = SmallObjects.random(f"{tag}/small-1t", args.objects, args.size)
+    small_n = dataclasses.replace(small, prefix=f"{tag}/small-{args.threads}t")
+    big_key = f"{tag}/big"
     what = f"{args.objects} x {human_size(args.size)}"
     n = args.threads
     return [
@@ -106,9 +110,9 @@ def define_workloads(args: argparse.Namespace, scratch: Path) -> list[Workload]:
         Workload(f"get_small_{n}t", f"GET {what}, {n} threads", "ops/s",
                  lambda s: get_small(s.endpoint, BUCKET, small, n), needs="put_small_1t"),
         Workload("put_big", f"PUT {args.big_mib} MiB, multipart 8 MiB parts", "MiB/s",
-                 lambda s: put_big(s.endpoint, BUCKET, BIG_KEY, big)),
+                 lambda s: put_big(s.endpoint, BUCKET, big_key, big)),
         Workload("get_big", f"GET {args.big_mib} MiB, 8 MiB ranges", "MiB/s",
-                 lambda s: get_big(s.endpoint, BUCKET, BIG_KEY, big, scratch / f"big-download-{s.name}"),
+                 lambda s: get_big(s.endpoint, BUCKET, big_key, big, scratch / f"big-download-{s.name}"),
                  needs="put_big"),
     ]
 
@@ -137,23 +141,38 @@ def start_servers(names: list[str], root: Path, started: list[ServerProcess], ti
     return failures
 
 
-def run_workloads(workloads: list[Workload], servers: list[ServerProcess]) -> dict[str, dict[str, float | str]]:
-    """Each workload on each server in turn; a value is a throughput or the error that replaced it."""
-    results: dict[str, dict[str, float | str]] = {}
-    for workload in workloads:
-        row = results.setdefault(workload.key, {})
-        for server in servers:
-            if workload.needs and not isinstance(results[workload.needs].get(server.name), float):
-                row[server.name] = f"skipped: {workload.needs} failed"
-                continue
-            try:
-                row[server.name] = workload.run(server)
-                shown = f"{row[server.name]:.1f} {workload.unit}"
-            except Exception as exc:  # noqa: BLE001 - record it, go on with the other servers
-                row[server.name] = f"error: {type(exc).__name__}: {exc}"
-                shown = row[server.name]
-            print(f"  {workload.label:<40} {server.name:<11} {shown}", flush=True)
-    return results
+Samples = dict[str, dict[str, list[float] | str]]
+
+
+def run_rounds(rounds: list[list[Workload]], servers: list[ServerProcess]) -> Samples:
+    """Each round's workloads, each on every server in turn. A server's entry for a workload is its
+    throughputs so far, or the error that ended them (later rounds then skip it)."""
+    samples: Samples = {}
+    for number, workloads in enumerate(rounds, 1):
+        for workload in workloads:
+            row = samples.setdefault(workload.key, {})
+            for server in servers:
+                if isinstance(row.get(server.name), str):
+                    continue
+                if workload.needs and isinstance(samples[workload.needs].get(server.name), str):
+                    row[server.name] = f"skipped: {workload.needs} failed"
+                    continue
+                try:
+                    value = workload.run(server)
+                    row.setdefault(server.name, []).append(value)
+                    shown = f"{value:.1f} {workload.unit}"
+                except Exception as exc:  # noqa: BLE001 - record it, go on with the other servers
+                    shown = row[server.name] = f"error: {type(exc).__name__}: {exc}"
+                where = f"round {number}  " if len(rounds) > 1 else ""
+                print(f"  {where}{workload.label:<40} {server.name:<11} {shown}", flush=True)
+    return samples
+
+
+def medians(samples: Samples) -> dict[str, dict[str, float | str]]:
+    return {
+        key: {name: statistics.median(got) if isinstance(got, list) else got for name, got in row.items()}
+        for key, row in samples.items()
+    }
 
 
 def ratios(results: dict[str, dict[str, float | str]], peers: list[str]) -> dict[str, dict[str, float]]:
@@ -211,14 +230,17 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
         disk = disk_reference.measure(root / "dd-reference", args.dd_mib)
         print(f"  dd {disk.mib} MiB: write (fdatasync) {disk.write_mib_s:,.0f} MiB/s, "
               f"read {disk.read_mib_s:,.0f} MiB/s (likely cached)", flush=True)
-    workloads = define_workloads(args, root)
+    big = BigFile.random(root / "big-source", args.big_mib * MiB)
+    rounds = [define_workloads(args, root, big, f"r{number}") for number in range(1, args.repeat + 1)]
+    workloads = rounds[0]
     failures = start_servers(args.servers, root, started, args.start_timeout)
     for name, why in failures.items():
         print(f"  {name}: {why}", file=sys.stderr, flush=True)
     ready = [server for server in started if server.name not in failures]
     for server in ready:
         print(f"  {server.name} {server.version} at {server.endpoint}", flush=True)
-    results = run_workloads(workloads, ready)
+    samples = run_rounds(rounds, ready)
+    results = medians(samples)
     peers = [name for name in args.servers if name != OURS]
     ratio = ratios(results, peers)
     references = {}
@@ -228,6 +250,8 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
             "get_big": f"dd read {disk.mib} MiB, bs=8M: {disk.read_mib_s:,.0f} MiB/s (likely cached)",
         }
     print()
+    if args.repeat > 1:
+        print(f"medians of {args.repeat} rounds")
     print(render_table(workloads, args.servers, results, ratio, references))
     errors = {f"{key} on {name}": value for key, row in results.items() for name, value in row.items()
               if isinstance(value, str)}
@@ -236,12 +260,13 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
     if args.json:
         args.json.write_text(json.dumps({
             "settings": {"objects": args.objects, "size": args.size, "threads": args.threads,
-                         "big_mib": args.big_mib, "dd_mib": args.dd_mib},
+                         "big_mib": args.big_mib, "dd_mib": args.dd_mib, "repeat": args.repeat},
             "environment": env,
             "servers": {s.name: {"version": s.version, "endpoint": s.endpoint} for s in ready},
             "failures": failures,
             "workloads": {w.key: {"label": w.label, "unit": w.unit} for w in workloads},
             "results": results,
+            "samples": samples,
             "ratios": {f"{OURS}/{peer}": {key: r[peer] for key, r in ratio.items() if peer in r} for peer in peers},
             "disk_reference": dataclasses.asdict(disk) if disk else None,
         }, indent=2) + "\n")

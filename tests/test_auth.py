@@ -23,7 +23,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote, urlencode, urlsplit
 
 import awscrt.auth
 import awscrt.checksums
@@ -222,6 +222,19 @@ def test_non_s3_service_double_encodes_and_signs_the_body_hash():
     get = sign(botocore.auth.SigV4Auth(CREDENTIALS, "s3tables", "us-east-1"), "GET", url)
     assert get.verify("s3tables").payload == EMPTY_SHA256
     assert decode_in_pieces(get.verify("s3tables"), get.headers, b"", 1) == (b"", {})
+
+
+def test_non_s3_query_as_requests_encodes_it():
+    """PyIceberg builds URLs with requests (spaces as '+', ',' bare) and botocore signs them as they are."""
+    query = urlencode({"parent": "ns\x1fsub name", "pageToken": "a/b=,c~", "pageSize": "10"})
+    assert "+" in query
+    url = ENDPOINT + "/_iceberg/v1/namespaces?" + query
+    wire = sign(botocore.auth.SigV4Auth(CREDENTIALS, "s3tables", "us-east-1"), "GET", url)
+    assert wire.verify("s3tables").kind == "header-v4"
+    reordered = Wire("GET", wire.path, "&".join(reversed(wire.query.split("&"))), wire.headers)
+    assert reordered.verify("s3tables").kind == "header-v4"
+    changed = Wire("GET", wire.path, wire.query.replace("10", "11"), wire.headers)
+    expect_error("SignatureDoesNotMatch", 403, changed.verify, "s3tables")
 
 
 def test_double_encoding_is_not_accepted_for_s3():

@@ -1,12 +1,13 @@
 """The ObjectStore contract, run against every backend through the ``store`` fixture.
 
 Tests talk to the store directly (no HTTP). They are backend-neutral: a new backend only needs a
-new entry in ``BACKENDS`` and a branch in ``make_store``. The last test is specific to the local
-backend: several processes sharing one data dir.
+new entry in ``BACKENDS`` and a branch in ``make_store``. The tests of the last section are specific
+to the local backend (merging fragmented multipart objects, several processes on one data dir).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import threading
 import uuid
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,22 +37,33 @@ from aistor_lab.store import (
     ObjectStore,
     PreconditionFailed,
     WriteCondition,
+    local,
 )
 from aistor_lab.store.local import LocalStore
+from aistor_lab.store.local_files import OBJECTS_DIR
+from aistor_lab.store.remote import RemoteS3Store
 
-BACKENDS = ["local"]
+from .conftest import ROOT_PASSWORD, ROOT_USER
+
+BACKENDS = ["local", "remote"]
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
-def make_store(backend: str, tmp_path: Path) -> ObjectStore:
+def make_store(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> ObjectStore:
     if backend == "local":
         return LocalStore(tmp_path / "store")
+    if backend == "remote":
+        # conftest's aistor-lab server as the remote S3; a bucket prefix per test keeps each
+        # test's buckets apart from the others'.
+        server = request.getfixturevalue("server")
+        prefix = f"t{uuid.uuid4().hex[:8]}-"
+        return RemoteS3Store(server.endpoint, ROOT_USER, ROOT_PASSWORD, bucket_prefix=prefix)
     raise ValueError(f"unknown backend {backend}")
 
 
 @pytest.fixture(params=BACKENDS)
 def store(request, tmp_path) -> Iterator[ObjectStore]:
-    backend = make_store(request.param, tmp_path)
+    backend = make_store(request.param, tmp_path, request)
     yield backend
     backend.close()
 
@@ -77,14 +90,29 @@ def read(store: ObjectStore, bucket: str, key: str) -> bytes:
     return store.get_bytes(bucket, key)[1]
 
 
-def upload_part(store: ObjectStore, bucket: str, key: str, upload_id: str, number: int, data: bytes) -> str:
+def upload_part(
+    store: ObjectStore, bucket: str, key: str, upload_id: str, number: int, data: bytes, **options
+) -> str:
     staging = store.stage()
     staging.write(data)
-    return store.upload_part(bucket, key, upload_id, number, staging).etag
+    return store.upload_part(bucket, key, upload_id, number, staging, **options).etag
 
 
 def multipart_etag(*parts: bytes) -> str:
     return hashlib.md5(b"".join(hashlib.md5(part).digest() for part in parts)).hexdigest() + f"-{len(parts)}"
+
+
+# Real checksum values: a remote S3 verifies the checksums it is given.
+def crc32(data: bytes) -> str:
+    return base64.b64encode(zlib.crc32(data).to_bytes(4, "big")).decode()
+
+
+def sha256(data: bytes) -> str:
+    return base64.b64encode(hashlib.sha256(data).digest()).decode()
+
+
+def composite_crc32(*parts: bytes) -> str:
+    return crc32(b"".join(base64.b64decode(crc32(part)) for part in parts)) + f"-{len(parts)}"
 
 
 # Sizes on both sides of the local backend's inline limit (64 KiB) and of one read chunk (1 MiB).
@@ -166,7 +194,15 @@ def test_put_then_get_returns_the_same_bytes(store, bucket, size):
 def test_range_reads(store, bucket, size):
     data = os.urandom(size)
     put(store, bucket, "obj", data)
-    ranges = [(0, None), (0, 1), (size - 1, None), (17, size // 2), (size // 3, size - 5), (10, size + 100), (size, None)]
+    ranges = [
+        (0, None),
+        (0, 1),
+        (size - 1, None),
+        (17, size // 2),
+        (size // 3, size - 5),
+        (10, size + 100),
+        (size, None),
+    ]
     with store.open_object(bucket, "obj") as handle:
         for start, end in ranges:
             assert handle.read(start, end) == data[start:end], (start, end)
@@ -180,15 +216,13 @@ def test_attributes_are_stored_with_the_object(store, bucket):
         "content_type": "application/json",
         "metadata": {"owner": "ana", "colour": "blue"},
         "headers": {"Cache-Control": "no-cache", "Content-Disposition": "attachment"},
-        "checksums": {"crc32": "AAAAAA=="},
+        "checksums": {"crc32": crc32(b"{}")},
     }
     info = put(store, bucket, "doc.json", b"{}", **attributes)
-    for found in (
-        info,
-        store.get_object_info(bucket, "doc.json"),
-        store.get_bytes(bucket, "doc.json")[0],
-        store.list_objects(bucket).objects[0],
-    ):
+    found_in = [info, store.get_object_info(bucket, "doc.json"), store.get_bytes(bucket, "doc.json")[0]]
+    if not isinstance(store, RemoteS3Store):  # S3 listings carry no attributes
+        found_in.append(store.list_objects(bucket).objects[0])
+    for found in found_in:
         assert found.content_type == "application/json"
         assert found.metadata == attributes["metadata"]
         assert found.headers == attributes["headers"]
@@ -225,6 +259,11 @@ def test_open_handle_is_a_snapshot(store, bucket, size):
         put(store, bucket, "k", new)
         assert read(store, bucket, "k") == new
         store.delete_object(bucket, "k")
+        if isinstance(store, RemoteS3Store):
+            # A remote S3 keeps no old versions: reads after a change fail rather than mix versions.
+            with pytest.raises(PreconditionFailed):
+                handle.read()
+            return
         assert handle.read() == old
         assert handle.read(size // 2, size // 2 + 10) == old[size // 2 : size // 2 + 10]
         assert handle.info.etag == md5(old)
@@ -236,14 +275,14 @@ def test_copy_keeps_the_source_attributes_by_default(store, bucket, size):
     data = os.urandom(size)
     source = put(
         store, bucket, "src", data, content_type="text/csv", metadata={"a": "1"},
-        headers={"Content-Language": "fr"}, checksums={"sha256": "x" * 44},
+        headers={"Content-Language": "fr"}, checksums={"sha256": sha256(data)},
     )  # fmt: skip
     other = f"contract-{uuid.uuid4().hex[:12]}"
     store.create_bucket(other)
     copy = store.copy_object(bucket, "src", other, "dst", metadata=None, content_type="ignored/type")
     assert (copy.bucket, copy.key, copy.size, copy.etag) == (other, "dst", size, source.etag)
     assert (copy.content_type, copy.metadata, copy.headers, copy.checksums) == (
-        "text/csv", {"a": "1"}, {"Content-Language": "fr"}, {"sha256": "x" * 44},
+        "text/csv", {"a": "1"}, {"Content-Language": "fr"}, {"sha256": sha256(data)},
     )  # fmt: skip
     assert store.get_object_info(other, "dst") == copy
     put(store, bucket, "src", b"changed")
@@ -252,7 +291,15 @@ def test_copy_keeps_the_source_attributes_by_default(store, bucket, size):
 
 
 def test_copy_with_new_metadata_replaces_all_attributes(store, bucket):
-    put(store, bucket, "src", b"data", content_type="text/csv", metadata={"a": "1"}, headers={"Expires": "never"})
+    put(
+        store,
+        bucket,
+        "src",
+        b"data",
+        content_type="text/csv",
+        metadata={"a": "1"},
+        headers={"Expires": "never"},
+    )
     copy = store.copy_object(bucket, "src", bucket, "dst", metadata={"b": "2"}, content_type="text/plain")
     assert (copy.metadata, copy.content_type, copy.headers) == ({"b": "2"}, "text/plain", {})
     assert store.get_object_info(bucket, "src").metadata == {"a": "1"}
@@ -328,7 +375,9 @@ def _race(count: int, attempt) -> list[object]:
 
 def test_racing_if_none_match_writers_have_exactly_one_winner(store, bucket):
     bodies = [f"writer {i}".encode() * 1000 for i in range(8)]
-    results = _race(8, lambda i: put(store, bucket, "once", bodies[i], condition=WriteCondition(if_none_match="*")))
+    results = _race(
+        8, lambda i: put(store, bucket, "once", bodies[i], condition=WriteCondition(if_none_match="*"))
+    )
     winners = [i for i, result in enumerate(results) if isinstance(result, ObjectInfo)]
     assert len(winners) == 1
     assert all(isinstance(result, PreconditionFailed) for i, result in enumerate(results) if i != winners[0])
@@ -337,11 +386,14 @@ def test_racing_if_none_match_writers_have_exactly_one_winner(store, bucket):
 
 def test_racing_if_match_writers_have_exactly_one_winner(store, bucket):
     base = put(store, bucket, "pointer", b"v0")
-    results = _race(8, lambda i: put(store, bucket, "pointer", b"v%d" % i, condition=WriteCondition(if_match=base.etag)))
+    results = _race(
+        8,
+        lambda i: put(store, bucket, "pointer", b"next %d" % i, condition=WriteCondition(if_match=base.etag)),
+    )
     winners = [i for i, result in enumerate(results) if isinstance(result, ObjectInfo)]
     assert len(winners) == 1
     assert sum(isinstance(result, PreconditionFailed) for result in results) == 7
-    assert read(store, bucket, "pointer") == b"v%d" % winners[0]
+    assert read(store, bucket, "pointer") == b"next %d" % winners[0]
 
 
 # -- listing ------------------------------------------------------------------------------
@@ -359,7 +411,24 @@ def _walk(store: ObjectStore, bucket: str, max_keys: int, **options) -> list[str
         marker = page.next_marker
 
 
-KEYS = ["a", "B", "a/1", "a/2", "a/b/1", "ab", "b/x", "c--1", "c--2", "é", "e", "z", "ä/x", "\u0100", "😀", "\uffff"]
+KEYS = [
+    "a",
+    "B",
+    "a/1",
+    "a/2",
+    "a/b/1",
+    "ab",
+    "b/x",
+    "c--1",
+    "c--2",
+    "é",
+    "e",
+    "z",
+    "ä/x",
+    "\u0100",
+    "😀",
+    "\uffff",
+]
 
 
 def test_listing_is_in_utf8_byte_order(store, bucket):
@@ -367,14 +436,28 @@ def test_listing_is_in_utf8_byte_order(store, bucket):
         put(store, bucket, key, key.encode())
     listed = [entry.key for entry in store.list_objects(bucket).objects]
     assert listed == sorted(KEYS, key=str.encode)
-    assert listed.index("B") < listed.index("a") < listed.index("z") < listed.index("ä/x") < listed.index("😀")
+    assert (
+        listed.index("B") < listed.index("a") < listed.index("z") < listed.index("ä/x") < listed.index("😀")
+    )
 
 
 def test_listing_with_prefix_and_delimiter(store, bucket):
     for key in KEYS:
         put(store, bucket, key, b"")
     page = store.list_objects(bucket, delimiter="/")
-    assert [entry.key for entry in page.objects] == ["B", "a", "ab", "c--1", "c--2", "e", "z", "é", "\u0100", "\uffff", "😀"]
+    assert [entry.key for entry in page.objects] == [
+        "B",
+        "a",
+        "ab",
+        "c--1",
+        "c--2",
+        "e",
+        "z",
+        "é",
+        "\u0100",
+        "\uffff",
+        "😀",
+    ]
     assert page.common_prefixes == ["a/", "b/", "ä/"]
     assert not page.is_truncated
     page = store.list_objects(bucket, prefix="a/", delimiter="/")
@@ -400,7 +483,7 @@ def test_start_after(store, bucket):
     for key in KEYS:
         put(store, bucket, key, b"")
     assert [o.key for o in store.list_objects(bucket, start_after="c--1").objects][:2] == ["c--2", "e"]
-    assert [o.key for o in store.list_objects(bucket, prefix="a/", start_after="0").objects][0] == "a/1"
+    assert store.list_objects(bucket, prefix="a/", start_after="0").objects[0].key == "a/1"
     # Resuming after a common prefix skips every key under it.
     page = store.list_objects(bucket, delimiter="/", start_after="a/")
     assert page.objects[0].key == "ab"
@@ -423,7 +506,11 @@ def test_listing_a_large_prefix_rolls_up_into_one_entry(store, bucket):
         put(store, bucket, f"big/{i:05d}", b"")
     put(store, bucket, "small", b"")
     page = store.list_objects(bucket, delimiter="/", max_keys=2)
-    assert (page.common_prefixes, [o.key for o in page.objects], page.is_truncated) == (["big/"], ["small"], False)
+    assert (page.common_prefixes, [o.key for o in page.objects], page.is_truncated) == (
+        ["big/"],
+        ["small"],
+        False,
+    )
     page = store.list_objects(bucket, prefix="big/", max_keys=1000)
     assert len(page.objects) == 1000 and page.is_truncated and page.next_marker == "big/00999"
 
@@ -436,17 +523,32 @@ def part_data() -> list[bytes]:
 
 def test_multipart_upload_roundtrip(store, bucket, part_data):
     upload = store.create_multipart_upload(
-        bucket, "mp", content_type="text/plain", metadata={"m": "1"}, headers={"Cache-Control": "max-age=1"}
+        bucket,
+        "mp",
+        content_type="text/plain",
+        metadata={"m": "1"},
+        headers={"Cache-Control": "max-age=1"},
+        checksum_algorithm="crc32",
     )
-    etags = [upload_part(store, bucket, "mp", upload.upload_id, n, data) for n, data in enumerate(part_data, 1)]
+    etags = [
+        upload_part(store, bucket, "mp", upload.upload_id, n, data, checksums={"crc32": crc32(data)})
+        for n, data in enumerate(part_data, 1)
+    ]
+    composite = composite_crc32(*part_data)
     assert etags == [md5(data) for data in part_data]
     listed = [(n, f'"{etag}"') for n, etag in enumerate(etags, 1)]
-    info = store.complete_multipart_upload(bucket, "mp", upload.upload_id, listed, checksums={"crc32": "AAAAAA==-3"})
+    info = store.complete_multipart_upload(
+        bucket, "mp", upload.upload_id, listed, checksums={"crc32": composite}
+    )
     assert re.fullmatch(r"[0-9a-f]{32}-3", info.etag)
     assert info.etag == multipart_etag(*part_data)
     assert (info.size, info.parts_count) == (sum(map(len, part_data)), 3)
-    assert (info.content_type, info.metadata, info.headers) == ("text/plain", {"m": "1"}, {"Cache-Control": "max-age=1"})
-    assert info.checksums == {"crc32": "AAAAAA==-3"}
+    assert (info.content_type, info.metadata, info.headers) == (
+        "text/plain",
+        {"m": "1"},
+        {"Cache-Control": "max-age=1"},
+    )
+    assert info.checksums == {"crc32": composite}
     assert store.get_object_info(bucket, "mp") == info
     assert read(store, bucket, "mp") == b"".join(part_data)
     with store.open_object(bucket, "mp") as handle:
@@ -512,7 +614,9 @@ def test_complete_honours_the_write_condition(store, bucket):
         )
     assert read(store, bucket, "mp") == b"existing"
     current = store.get_object_info(bucket, "mp").etag
-    store.complete_multipart_upload(bucket, "mp", upload.upload_id, [(1, etag)], condition=WriteCondition(if_match=current))
+    store.complete_multipart_upload(
+        bucket, "mp", upload.upload_id, [(1, etag)], condition=WriteCondition(if_match=current)
+    )
     assert read(store, bucket, "mp") == b"new"
 
 
@@ -544,11 +648,15 @@ def test_upload_part_copy(store, bucket, part_data):
     assert (first.etag, first.size) == (md5(big[1 : MIN_PART_SIZE + 1]), MIN_PART_SIZE)
     assert (second.etag, second.size) == (md5(small[5:50]), 45)
     put(store, bucket, "big", b"overwritten after the copy")
-    info = store.complete_multipart_upload(bucket, "mp", upload.upload_id, [(1, first.etag), (2, second.etag)])
+    info = store.complete_multipart_upload(
+        bucket, "mp", upload.upload_id, [(1, first.etag), (2, second.etag)]
+    )
     assert read(store, bucket, "mp") == big[1 : MIN_PART_SIZE + 1] + small[5:50]
     assert info.etag == multipart_etag(big[1 : MIN_PART_SIZE + 1], small[5:50])
     with pytest.raises(NoSuchKey):
-        store.upload_part_copy(bucket, "mp2", store.create_multipart_upload(bucket, "mp2").upload_id, 1, bucket, "nope")
+        store.upload_part_copy(
+            bucket, "mp2", store.create_multipart_upload(bucket, "mp2").upload_id, 1, bucket, "nope"
+        )
 
 
 def test_list_parts_pages(store, bucket):
@@ -556,13 +664,22 @@ def test_list_parts_pages(store, bucket):
     for number in (1, 2, 5):
         staging = store.stage()
         staging.write(b"p%d" % number)
-        store.upload_part(bucket, "mp", upload.upload_id, number, staging, checksums={"crc32": f"c{number}"})
+        checksums = {"crc32": crc32(b"p%d" % number)}
+        store.upload_part(bucket, "mp", upload.upload_id, number, staging, checksums=checksums)
     page = store.list_parts(bucket, "mp", upload.upload_id, max_parts=2)
     assert page.upload.checksum_algorithm == "crc32"
-    assert ([p.part_number for p in page.parts], page.is_truncated, page.next_part_marker) == ([1, 2], True, 2)
-    assert [p.checksums for p in page.parts] == [{"crc32": "c1"}, {"crc32": "c2"}]
+    assert ([p.part_number for p in page.parts], page.is_truncated, page.next_part_marker) == (
+        [1, 2],
+        True,
+        2,
+    )
+    assert [p.checksums for p in page.parts] == [{"crc32": crc32(b"p1")}, {"crc32": crc32(b"p2")}]
     page = store.list_parts(bucket, "mp", upload.upload_id, part_number_marker=2)
-    assert ([p.part_number for p in page.parts], page.is_truncated, page.next_part_marker) == ([5], False, None)
+    assert ([p.part_number for p in page.parts], page.is_truncated, page.next_part_marker) == (
+        [5],
+        False,
+        None,
+    )
     assert page.parts[0].etag == md5(b"p5") and page.parts[0].size == 2
 
 
@@ -577,7 +694,9 @@ def test_list_multipart_uploads(store, bucket):
     # Page one upload at a time with both markers.
     seen, key_marker, id_marker = [], "", ""
     while True:
-        page = store.list_multipart_uploads(bucket, key_marker=key_marker, upload_id_marker=id_marker, max_uploads=1)
+        page = store.list_multipart_uploads(
+            bucket, key_marker=key_marker, upload_id_marker=id_marker, max_uploads=1
+        )
         seen += [u.upload_id for u in page.uploads]
         if not page.is_truncated:
             break
@@ -589,12 +708,34 @@ def test_list_multipart_uploads(store, bucket):
     assert ([u.key for u in page.uploads], page.common_prefixes) == (["b", "b"], ["c/"])
 
 
-# -- several processes on one data dir (local backend) --------------------------------------
+# -- local backend specifics ------------------------------------------------------------------
+def test_local_multipart_object_of_many_part_files_is_merged_into_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(local, "MAX_FILES_PER_OBJECT", 2)
+    store = LocalStore(tmp_path / "store")
+    try:
+        store.create_bucket("b")
+        data = [os.urandom(MIN_PART_SIZE), os.urandom(MIN_PART_SIZE), os.urandom(100_000)]
+        upload = store.create_multipart_upload("b", "mp")
+        listed = [
+            (n, upload_part(store, "b", "mp", upload.upload_id, n, part)) for n, part in enumerate(data, 1)
+        ]
+        info = store.complete_multipart_upload("b", "mp", upload.upload_id, listed)
+        assert info.etag == multipart_etag(*data)
+        with store.open_object("b", "mp") as handle:
+            assert len(handle.segments) == 1
+            assert handle.read() == b"".join(data)
+        assert len(list((tmp_path / "store" / OBJECTS_DIR).glob("*/*"))) == 1  # the part files are gone
+    finally:
+        store.close()
+
+
 _WRITER = """
 import json, sys
 from pathlib import Path
 from aistor_lab.store import PreconditionFailed, WriteCondition
+from aistor_lab.store import local
 from aistor_lab.store.local import LocalStore
+from aistor_lab.store.local_files import OBJECTS_DIR
 
 data_dir, writer, rounds = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 store = LocalStore(data_dir)
@@ -624,16 +765,17 @@ def _expected_body(writer: int, i: int) -> bytes:
     return (f"{writer}:{i}:".encode() * 40000)[: 1000 + (i % 3) * 100_000]
 
 
-@pytest.mark.parametrize("backend", ["local"])
-def test_processes_sharing_a_data_dir(tmp_path, backend):
-    store = make_store(backend, tmp_path)
+def test_processes_sharing_a_data_dir(tmp_path):
+    """Writer processes, each with its own LocalStore on one data dir, next to ours: every write
+    lands whole, the last writer of a shared key wins whole, and If-None-Match has one winner."""
+    store = LocalStore(tmp_path / "store")
     store.create_bucket("shared")
     writers, rounds = 4, 30
+    command = [sys.executable, "-c", _WRITER, str(tmp_path / "store")]
     children = [
         subprocess.Popen(
-            [sys.executable, "-c", _WRITER, str(tmp_path / "store"), str(writer), str(rounds)],
-            cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            [*command, str(writer), str(rounds)], cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True
+        )
         for writer in range(writers)
     ]
     results = []

@@ -4,11 +4,14 @@ SigV2 presigned query URLs, and aws-chunked streaming bodies.
 Interface (used by the S3 API, the admin API and later the Iceberg catalog):
 
     verify_request(method, raw_path, raw_query, headers, secrets, *, service, now=None,
-                   max_skew=900) -> AuthResult
+                   max_skew=900, body=None) -> AuthResult
         ``raw_path`` is the path exactly as on the wire (percent-encoded, no query);
         ``raw_query`` the raw query string; ``headers`` a case-insensitive mapping;
         ``secrets(access_key) -> secret | None``; ``service`` the expected signing name
         ("s3", "s3tables"). Any non-empty region is accepted. Raises AuthError.
+        ``body=`` (optional): the buffered body, for signers that send no
+        x-amz-content-sha256 (botocore's SigV4Auth for s3tables); the payload hash is then
+        checked here.
 
     body_decoder(auth: AuthResult, headers) -> BodyDecoder
         ``feed(bytes) -> bytes`` returns decoded payload bytes as they arrive;

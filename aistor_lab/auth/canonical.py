@@ -17,6 +17,7 @@ class RequestParts:
 
     method: str
     raw_path: str
+    raw_query: str
     query: list[tuple[bytes, bytes]]  # decoded pairs in wire order
     params: dict[str, str]  # the first value of each parameter, as text
     headers: Mapping[str, str]
@@ -24,7 +25,7 @@ class RequestParts:
     @classmethod
     def parse(cls, method: str, raw_path: str, raw_query: str, headers: Mapping[str, str]) -> RequestParts:
         pairs = query_pairs(raw_query)
-        return cls(method, raw_path, pairs, query_params(pairs), headers)
+        return cls(method, raw_path, raw_query, pairs, query_params(pairs), headers)
 
 
 def aws_encode(value: bytes | str, *, keep_slash: bool = False) -> str:
@@ -50,10 +51,24 @@ def query_params(pairs: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
     return params
 
 
-def canonical_query(pairs: Iterable[tuple[bytes, bytes]], exclude: bytes = b"") -> str:
-    """The SigV4 canonical query string: encoded pairs sorted by name, then value."""
-    encoded = sorted((aws_encode(name), aws_encode(value)) for name, value in pairs if name != exclude)
-    return "&".join(f"{name}={value}" for name, value in encoded)
+def canonical_queries(request: RequestParts, exclude: str = "") -> list[str]:
+    """The forms of the query a client may have signed, without repeats.
+
+    First the SigV4 canonical query: decoded, AWS-encoded, sorted by name then value. Then the
+    query as sent, only sorted: botocore's SigV4Auth signs that when the URL already carries the
+    query, as PyIceberg's requests-built URLs do (``+`` for spaces, ``,`` left bare).
+    """
+    excluded = exclude.encode()
+    encoded = sorted(
+        (aws_encode(name), aws_encode(value)) for name, value in request.query if name != excluded
+    )
+    as_sent = sorted(
+        (name, value)
+        for name, _, value in (part.partition("=") for part in request.raw_query.split("&") if part)
+        if name != exclude
+    )
+    candidates = ["&".join(f"{name}={value}" for name, value in pairs) for pairs in (encoded, as_sent)]
+    return list(dict.fromkeys(candidates))
 
 
 def canonical_uris(raw_path: str, *, double_encode: bool) -> list[str]:

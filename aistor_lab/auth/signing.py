@@ -23,6 +23,8 @@ PAYLOAD_MARKERS = frozenset(
 
 _SHA256_HEX = re.compile(r"[0-9a-fA-F]{64}")
 
+Secrets = Callable[[str], str | None]  # access key -> secret key, None when unknown
+
 
 def _hmac(key: bytes, text: str) -> bytes:
     return hmac.new(key, text.encode(), hashlib.sha256).digest()
@@ -51,7 +53,7 @@ def is_sha256_hex(value: str) -> bool:
     return _SHA256_HEX.fullmatch(value) is not None
 
 
-def lookup_secret(secrets: Callable[[str], str | None], access_key: str) -> str:
+def lookup_secret(secrets: Secrets, access_key: str) -> str:
     secret = secrets(access_key)
     if secret is None:
         raise AuthError(

@@ -12,12 +12,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from collections.abc import Callable
 
 from .canonical import RequestParts, canonical_uris
 from .errors import AuthError
 from .result import AuthResult
-from .signing import UNSIGNED_PAYLOAD, lookup_secret, same_signature, signature_mismatch
+from .signing import UNSIGNED_PAYLOAD, Secrets, lookup_secret, same_signature, signature_mismatch
 
 # The query parameters that are part of the signed resource (botocore's HmacV1Auth list).
 SUBRESOURCES = frozenset(
@@ -61,9 +60,7 @@ SUBRESOURCES = frozenset(
 )
 
 
-def verify_presigned_v2(
-    request: RequestParts, secrets: Callable[[str], str | None], *, service: str, now: float
-) -> AuthResult:
+def verify_presigned_v2(request: RequestParts, secrets: Secrets, *, service: str, now: float) -> AuthResult:
     params = request.params
     if not all(params.get(name) for name in ("AWSAccessKeyId", "Signature", "Expires")):
         raise AuthError(

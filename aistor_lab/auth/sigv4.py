@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-from .canonical import RequestParts, canonical_headers, canonical_query, canonical_uris
+from .canonical import RequestParts, canonical_headers, canonical_queries, canonical_uris
 from .errors import AuthError
 from .result import AuthResult
 from .signing import (
     ALGORITHM,
     PAYLOAD_MARKERS,
     UNSIGNED_PAYLOAD,
+    Secrets,
     is_sha256_hex,
     lookup_secret,
     payload_mismatch,
@@ -48,8 +49,6 @@ _QUERY_V4_PARAMS = (
     "X-Amz-SignedHeaders",
     "X-Amz-Signature",
 )
-
-Secrets = Callable[[str], "str | None"]
 
 
 def verify_request(
@@ -109,7 +108,7 @@ def _verify_header(
     payload = _payload_hash(request.headers, body)
     signature = fields["Signature"]
     candidates = _canonical_requests(
-        request, service, canonical_query(request.query), fields["SignedHeaders"], payload
+        request, service, canonical_queries(request), fields["SignedHeaders"], payload
     )
     _check_signature(key, amz_date, f"{date}/{region}/{service}/aws4_request", candidates, signature)
     return AuthResult(access_key, "header-v4", region, service, date, amz_date, payload, key, signature)
@@ -146,8 +145,10 @@ def _verify_query(
         raise AuthError("AccessDenied", "Request has expired.")
     key = signing_key(lookup_secret(secrets, access_key), date, region, service)
     signature = params["X-Amz-Signature"]
-    query = canonical_query(request.query, exclude=b"X-Amz-Signature")
-    candidates = _canonical_requests(request, service, query, params["X-Amz-SignedHeaders"], UNSIGNED_PAYLOAD)
+    queries = canonical_queries(request, exclude="X-Amz-Signature")
+    candidates = _canonical_requests(
+        request, service, queries, params["X-Amz-SignedHeaders"], UNSIGNED_PAYLOAD
+    )
     _check_signature(key, amz_date, f"{date}/{region}/{service}/aws4_request", candidates, signature)
     return AuthResult(
         access_key, "query-v4", region, service, date, amz_date, UNSIGNED_PAYLOAD, key, signature
@@ -155,13 +156,13 @@ def _verify_query(
 
 
 def _canonical_requests(
-    request: RequestParts, service: str, query: str, signed_headers: str, payload: str
+    request: RequestParts, service: str, queries: list[str], signed_headers: str, payload: str
 ) -> Iterator[str]:
-    """The canonical request for each form of the path the client may have signed."""
-    headers = canonical_headers(request.headers, signed_headers.split(";"))
-    tail = f"{query}\n{headers}\n{signed_headers}\n{payload}"
-    for uri in canonical_uris(request.raw_path, double_encode=service != "s3"):
-        yield f"{request.method}\n{uri}\n{tail}"
+    """The canonical request for each form of the path and query the client may have signed."""
+    tail = f"{canonical_headers(request.headers, signed_headers.split(';'))}\n{signed_headers}\n{payload}"
+    for query in queries:
+        for uri in canonical_uris(request.raw_path, double_encode=service != "s3"):
+            yield f"{request.method}\n{uri}\n{query}\n{tail}"
 
 
 def _check_signature(

@@ -17,6 +17,8 @@ from .errors import (
     PreconditionFailed,
     StoreError,
 )
+from .local import LocalStore
+from .remote import RemoteS3Store
 from .types import (
     MAX_PART_NUMBER,
     MAX_PART_SIZE,
@@ -44,6 +46,7 @@ __all__ = [
     "InvalidPart",
     "InvalidPartOrder",
     "ListPage",
+    "LocalStore",
     "NoSuchBucket",
     "NoSuchKey",
     "NoSuchUpload",
@@ -53,6 +56,7 @@ __all__ = [
     "PartInfo",
     "PartsPage",
     "PreconditionFailed",
+    "RemoteS3Store",
     "Staging",
     "StoreError",
     "UploadInfo",

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from .base import ObjectHandle, ObjectStore, Staging
 from .errors import BucketAlreadyOwnedByYou, BucketNotEmpty, InvalidPart, StoreError
-from .local_files import DataFiles
-from .local_handles import FileHandle, InlineHandle, Segment, clamp_range, slice_segments
-from .local_index import INDEX_FILE, Index, Txn
+from .local_files import DataFiles, Segment
+from .local_handles import FileHandle, InlineHandle, clamp_range, slice_segments
+from .local_index import INDEX_FILE, Index, Reader, StoredPart, Txn
 from .local_listing import PAST, roll_up, start_bound
 from .local_rules import check_condition, check_part_order, check_part_sizes, multipart_etag, unquote_etag
 from .local_staging import LocalStaging
@@ -41,7 +41,35 @@ from .types import (
 
 # Objects up to this size live in their index row: no file to create, fsync and open.
 INLINE_LIMIT = 64 * 1024
+# Every file of an object is open while a handle on it lives: an object spread over more part files
+# than this is merged into one file when completed.
+MAX_FILES_PER_OBJECT = 64
 DEFAULT_CONTENT_TYPE = "binary/octet-stream"
+
+
+class _PartsChanged(Exception):
+    """A part was uploaded again while its completion was being prepared."""
+
+
+def _listed_parts(
+    reader: Reader, bucket: str, key: str, upload_id: str, parts: list[tuple[int, str]]
+) -> tuple[UploadInfo, list[StoredPart], list[StoredPart]]:
+    """The upload, its parts in the order listed (each checked against its ETag, sizes checked),
+    and its parts not listed."""
+    upload = reader.upload(bucket, key, upload_id)
+    stored = {part.info.part_number: part for part in reader.parts(upload_id)}
+    chosen = []
+    for number, etag in parts:
+        part = stored.pop(number, None)
+        if part is None or part.info.etag != unquote_etag(etag):
+            raise InvalidPart(f"Part {number} was not uploaded or its ETag does not match")
+        chosen.append(part)
+    check_part_sizes([part.info.size for part in chosen])
+    return upload, chosen, list(stored.values())
+
+
+def _content_of(parts: list[StoredPart]) -> list[Segment]:
+    return list(chain.from_iterable(part.segments for part in parts))
 
 
 def _own_staging(data: Staging) -> LocalStaging:
@@ -142,6 +170,9 @@ class LocalStore(ObjectStore):
             return reader.object(bucket, key).info
 
     def open_object(self, bucket: str, key: str) -> ObjectHandle:
+        return self._open(bucket, key)
+
+    def _open(self, bucket: str, key: str) -> InlineHandle | FileHandle:
         missing: list[Segment] | None = None
         while True:
             with self._index.read() as reader:
@@ -269,7 +300,7 @@ class LocalStore(ObjectStore):
         end: int | None = None,
     ) -> PartInfo:
         while True:
-            with self.open_object(src_bucket, src_key) as source:
+            with self._open(src_bucket, src_key) as source:
                 first, last = clamp_range(start, end, source.info.size)
                 md5 = hashlib.md5()
                 for chunk in source.iter_range(first, last):
@@ -304,33 +335,63 @@ class LocalStore(ObjectStore):
         condition: WriteCondition | None = None,
     ) -> ObjectInfo:
         check_part_order(parts)
-        with self._transaction() as txn:
-            upload = txn.upload(bucket, key, upload_id)
-            stored = {part.info.part_number: part for part in txn.parts(upload_id)}
-            chosen = []
-            for number, etag in parts:
-                part = stored.pop(number, None)
-                if part is None or part.info.etag != unquote_etag(etag):
-                    raise InvalidPart(f"Part {number} was not uploaded or its ETag does not match")
-                chosen.append(part)
-            check_part_sizes([part.info.size for part in chosen])
+        while True:
+            merged = self._merge_if_fragmented(bucket, key, upload_id, parts)
+            try:
+                return self._complete(bucket, key, upload_id, parts, merged, checksums or {}, condition)
+            except _PartsChanged:
+                continue
+
+    def _merge_if_fragmented(
+        self, bucket: str, key: str, upload_id: str, parts: list[tuple[int, str]]
+    ) -> tuple[str, list[Segment]] | None:
+        """A handle opens every file of its object up front, so the parts of an object made of more
+        than MAX_FILES_PER_OBJECT files are first merged into one file (by the kernel, outside the
+        write lock). Returns that file and the segments it holds."""
+        with self._index.read() as reader:
+            _, chosen, _ = _listed_parts(reader, bucket, key, upload_id, parts)
+        segments = _content_of(chosen)
+        if sum(length for _, _, length in segments) <= INLINE_LIMIT:
+            return None
+        if len({name for name, _, _ in segments}) <= MAX_FILES_PER_OBJECT:
+            return None
+        return self._files.concatenate(segments), segments
+
+    def _complete(
+        self,
+        bucket: str,
+        key: str,
+        upload_id: str,
+        parts: list[tuple[int, str]],
+        merged: tuple[str, list[Segment]] | None,
+        checksums: dict[str, str],
+        condition: WriteCondition | None,
+    ) -> ObjectInfo:
+        with self._transaction([merged[0]] if merged else []) as txn:
+            upload, chosen, unlisted = _listed_parts(txn, bucket, key, upload_id, parts)
+            segments = _content_of(chosen)
+            if merged is not None and merged[1] != segments:
+                raise _PartsChanged
             current = txn.object_etag(bucket, key)
             check_condition(condition, current, key)
             info = ObjectInfo(
                 bucket, key, sum(part.info.size for part in chosen),
                 multipart_etag([part.info.etag for part in chosen]), time.time(), upload.content_type,
-                upload.metadata, upload.headers, dict(checksums or {}), parts_count=len(chosen),
+                upload.metadata, upload.headers, dict(checksums), parts_count=len(chosen),
             )  # fmt: skip
-            # The object takes over the references of the listed parts; unlisted parts are dropped.
-            segments = list(chain.from_iterable(part.segments for part in chosen))
-            for unlisted in stored.values():
-                txn.release(unlisted.segments)
+            for part in unlisted:
+                txn.release(part.segments)
+            # The object takes over the references of the listed parts, unless it gets its own content.
             inline = None
             if info.size <= INLINE_LIMIT:
                 with FileHandle(info, segments, self._files) as handle:
                     inline = handle.read()
                 txn.release(segments)
                 segments = None
+            elif merged is not None:
+                txn.adopt([merged[0]])
+                txn.release(segments)
+                segments = [(merged[0], 0, info.size)]
             txn.store_object(info, inline, segments, replaces=current is not None)
             txn.delete_upload(upload_id)
         return info

@@ -17,6 +17,7 @@ lock file is no longer locked. Unlike a pid, such a lock cannot be mistaken for 
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import secrets
@@ -36,7 +37,34 @@ LOCK_SUFFIX = ".lock"
 STALE_UNREFERENCED_SECONDS = 3600
 
 
-def owner_of(name: str) -> str:
+# (data file name, offset in it, length): a piece of an object's content.
+Segment = tuple[str, int, int]
+
+_datasync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
+
+
+def _copy_range(source: int, target: int, offset: int, length: int) -> None:
+    """Append ``length`` bytes of ``source`` from ``offset`` to ``target``; in the kernel when the
+    platform and the file system can, else through a buffer."""
+    in_kernel = hasattr(os, "copy_file_range")
+    while length:
+        copied = 0
+        if in_kernel:
+            try:
+                copied = os.copy_file_range(source, target, length, offset)
+            except OSError as error:
+                if error.errno not in (errno.EXDEV, errno.ENOSYS, errno.EOPNOTSUPP, errno.EINVAL):
+                    raise
+                in_kernel = False
+        if not in_kernel:
+            copied = os.write(target, os.pread(source, min(length, 1 << 20), offset))
+        if not copied:
+            raise OSError(f"data file ended {length} bytes early")
+        offset += copied
+        length -= copied
+
+
+def _owner_of(name: str) -> str:
     return name.rpartition("-")[2]
 
 
@@ -65,8 +93,11 @@ class _Owner:
             self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
             fcntl.flock(self._fd, fcntl.LOCK_EX)
             # A sweeper may have taken the new, still unlocked file for a dead owner's and unlinked it.
-            if self.path.exists() and os.stat(self.path).st_ino == os.fstat(self._fd).st_ino:
-                return
+            try:
+                if os.stat(self.path).st_ino == os.fstat(self._fd).st_ino:
+                    return
+            except FileNotFoundError:
+                pass
             os.close(self._fd)
 
     def release(self) -> None:
@@ -115,8 +146,11 @@ class DataFiles:
     def discard_temp(self, name: str) -> None:
         (self._tmp / name).unlink(missing_ok=True)
 
-    def publish(self, name: str) -> None:
-        """Move a finished (closed, fsynced) temp file to its data file path."""
+    def publish(self, name: str, file: BinaryIO) -> None:
+        """Make a temp file durable (flush, fdatasync, close) and move it to its data file path."""
+        with file:
+            file.flush()
+            _datasync(file.fileno())
         target = self._path(name)
         try:
             os.rename(self._tmp / name, target)
@@ -124,19 +158,34 @@ class DataFiles:
             os.makedirs(os.path.dirname(target), exist_ok=True)
             os.rename(self._tmp / name, target)
 
-    def write(self, data: bytes | memoryview) -> str:
-        """A new published data file holding ``data``."""
+    def _create(self, fill: Callable[[BinaryIO], object]) -> str:
+        """A new published data file with what ``fill`` writes into it."""
         name, file = self.create_temp()
         try:
-            with file:
-                file.write(data)
-                file.flush()
-                os.fdatasync(file.fileno())
-            self.publish(name)
+            fill(file)
+            self.publish(name, file)
         except BaseException:
+            file.close()
             self.discard_temp(name)
             raise
         return name
+
+    def write(self, data: bytes | memoryview) -> str:
+        """A new published data file holding ``data``."""
+        return self._create(lambda file: file.write(data))
+
+    def concatenate(self, segments: list[Segment]) -> str:
+        """A new published data file holding the segments one after the other, copied by the kernel."""
+
+        def copy(file: BinaryIO) -> None:
+            for name, offset, length in segments:
+                source = self.open(name)
+                try:
+                    _copy_range(source, file.fileno(), offset, length)
+                finally:
+                    os.close(source)
+
+        return self._create(copy)
 
     def open(self, name: str) -> int:
         """A read-only descriptor; raises FileNotFoundError once the file was removed."""
@@ -155,7 +204,7 @@ class DataFiles:
         alive: dict[str, bool] = {}
 
         def owner_alive(name: str) -> bool:
-            token = owner_of(name)
+            token = _owner_of(name)
             if token not in alive:
                 alive[token] = not _reap_if_dead(self._owners / f"{token}{LOCK_SUFFIX}")
             return alive[token]
@@ -170,7 +219,7 @@ class DataFiles:
             if entry.name not in keep and (not owner_alive(entry.name) or _mtime(entry) < stale_before):
                 _unlink_quietly(entry.path)
         for entry in os.scandir(self._owners):
-            if entry.name.endswith(LOCK_SUFFIX) and entry.name != self._owner.path.name:
+            if entry.name.endswith(LOCK_SUFFIX):
                 _reap_if_dead(Path(entry.path))
 
     def close(self) -> None:

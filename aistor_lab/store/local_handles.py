@@ -13,10 +13,8 @@ from collections.abc import Iterator
 
 from .base import ObjectHandle
 from .errors import StoreError
-from .local_files import DataFiles
+from .local_files import DataFiles, Segment
 from .types import ObjectInfo
-
-Segment = tuple[str, int, int]
 
 
 def slice_segments(segments: list[Segment], start: int, end: int) -> list[Segment]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import NoSuchBucket, NoSuchKey, NoSuchUpload
-from .local_handles import Segment
+from .local_files import Segment
 from .types import BucketInfo, ObjectInfo, PartInfo, UploadInfo
 
 INDEX_FILE = "index.sqlite3"
@@ -87,7 +87,7 @@ def _load(text: str | None) -> dict[str, str]:
     return json.loads(text) if text else {}
 
 
-def dump_segments(segments: list[Segment]) -> str:
+def _dump_segments(segments: list[Segment]) -> str:
     return json.dumps(segments, separators=(",", ":"))
 
 
@@ -290,7 +290,7 @@ class Txn(Reader):
             (
                 info.bucket, key, info.size, info.etag, info.last_modified, info.content_type,
                 _dump(info.metadata), _dump(info.headers), _dump(info.checksums), info.parts_count,
-                None if segments is None else dump_segments(segments), inline,
+                None if segments is None else _dump_segments(segments), inline,
             ),
         )  # fmt: skip
 
@@ -319,7 +319,7 @@ class Txn(Reader):
             f"INSERT INTO parts (upload_id, {_PART_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 upload_id, part.part_number, part.etag, part.size, part.last_modified,
-                _dump(part.checksums), dump_segments(segments),
+                _dump(part.checksums), _dump_segments(segments),
             ),
         )  # fmt: skip
 
@@ -335,7 +335,7 @@ class Index:
     def __init__(self, path: Path):
         self._path = path
         self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
+        self._connections: dict[threading.Thread, sqlite3.Connection] = {}
         self._connections_lock = threading.Lock()
         self._write_lock = threading.Lock()
         conn = self._connection()
@@ -352,7 +352,10 @@ class Index:
             )
             conn.execute("PRAGMA synchronous = NORMAL")
             with self._connections_lock:
-                self._connections.append(conn)
+                # Threads come and go in some callers: close what finished threads left open.
+                for thread in [thread for thread in self._connections if not thread.is_alive()]:
+                    self._connections.pop(thread).close()
+                self._connections[threading.current_thread()] = conn
             self._local.conn = conn
         return conn
 
@@ -381,6 +384,6 @@ class Index:
 
     def close(self) -> None:
         with self._connections_lock:
-            connections, self._connections = self._connections, []
-        for conn in connections:
+            connections, self._connections = self._connections, {}
+        for conn in connections.values():
             conn.close()

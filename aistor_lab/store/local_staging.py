@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from typing import BinaryIO
 
 from .base import Staging
@@ -64,14 +63,10 @@ class LocalStaging(Staging):
         self._check_usable()
         if self._file is None:
             self._spill()
-        file, name = self._file, self._name
-        file.flush()
-        os.fdatasync(file.fileno())
-        file.close()
-        self._files.publish(name)
-        self._consumed = True
+        self._files.publish(self._name, self._file)
         self._file = None
-        return name
+        self._consumed = True
+        return self._name
 
     def discard(self) -> None:
         if self._file is not None:

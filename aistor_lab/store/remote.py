@@ -8,17 +8,19 @@ How the interface maps onto S3, where the mapping is not one to one:
 - ``SYSTEM_BUCKET`` (not a valid S3 name) is the remote bucket ``system_bucket``, created when
   absent and hidden from ``list_buckets``. Other names get ``bucket_prefix`` in front, so several
   deployments can share one cluster.
-- Write conditions become ``If-Match``/``If-None-Match`` on PutObject, CopyObject,
-  CompleteMultipartUpload and DeleteObject: the remote decides them atomically, so it must honour
-  conditional writes (AWS S3, MinIO and aistor-lab do).
+- Write conditions become ``If-Match``/``If-None-Match`` on PutObject, CopyObject and
+  CompleteMultipartUpload, and ``If-Match`` on DeleteObject: the remote decides them atomically,
+  so it must honour conditional writes, as aistor-lab and AWS S3 do. botocore retries a request
+  whose answer was lost; a retried conditional write can then fail on its own first attempt.
 - The ObjectInfo a write returns is read back with a HEAD pinned (``If-Match``) to the ETag the
   write answered, so size, ETag and last-modified are the remote's own.
 - An ObjectHandle sends ``If-Match`` with the ETag it was opened with on every read: an object
   replaced or deleted after it was opened fails those reads with PreconditionFailed rather than
   mixing two versions (a remote without versioning keeps no old bytes to read).
-- Flexible checksums: one per write is passed through (AWS takes one per request), and they are
-  read back with ``ChecksumMode=ENABLED``; whatever the remote keeps is what ObjectInfo shows.
-  Composite checksums of multipart objects are computed by the remote from the part checksums.
+- Flexible checksums travel as S3's own (``x-amz-checksum-*``), not as metadata, because parts can
+  carry nothing else: one per write is passed (AWS takes one per request), the remote verifies it,
+  and they are read back with ``ChecksumMode=ENABLED``; what the remote keeps is what ObjectInfo
+  shows. The remote computes a multipart object's composite checksum from its parts' checksums.
 - Listings come from ListObjectsV2 and carry key, size, ETag and last-modified only, as S3's do.
 """
 
@@ -28,12 +30,13 @@ import base64
 import hashlib
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any, TypeVar
+from contextlib import contextmanager, suppress
+from typing import IO, Any, TypeVar
 
 import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
+from botocore.response import StreamingBody
 
 from .base import ObjectHandle, ObjectStore, Staging
 from .errors import (
@@ -114,7 +117,7 @@ class SpooledStaging(Staging):
         """The Content-MD5 header value, so the remote checks what it received."""
         return base64.b64encode(self._md5.digest()).decode()
 
-    def rewound(self):
+    def rewound(self) -> IO[bytes]:
         self.file.seek(0)
         return self.file
 
@@ -129,7 +132,9 @@ class RemoteObjectHandle(ObjectHandle):
         self._store = store
         self.info = info
 
-    def iter_range(self, start: int = 0, end: int | None = None, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+    def iter_range(
+        self, start: int = 0, end: int | None = None, chunk_size: int = 1 << 20
+    ) -> Iterator[bytes]:
         end = self.info.size if end is None else min(end, self.info.size)
         if start >= end:
             return
@@ -255,7 +260,7 @@ class RemoteS3Store(ObjectStore):
     def list_buckets(self) -> list[BucketInfo]:
         prefix = self._bucket_prefix
         buckets = [
-            BucketInfo(entry["Name"][len(prefix):], entry["CreationDate"].timestamp())
+            BucketInfo(entry["Name"][len(prefix) :], entry["CreationDate"].timestamp())
             for entry in self._remote_buckets(prefix)
             if entry["Name"] != self._system_bucket
         ]
@@ -324,13 +329,26 @@ class RemoteS3Store(ObjectStore):
             staging.discard()
         etag = strip_etag(response["ETag"])
         known = ObjectInfo(
-            bucket, key, staging.size, etag, response_date(response), content_type or DEFAULT_CONTENT_TYPE,
-            attributes["Metadata"], dict(headers or {}), checksums_of(response), parts_count(etag),
+            bucket,
+            key,
+            staging.size,
+            etag,
+            response_date(response),
+            content_type or DEFAULT_CONTENT_TYPE,
+            attributes["Metadata"],
+            dict(headers or {}),
+            checksums_of(response),
+            parts_count(etag),
         )
         return self._info_after_write(known)
 
     def _put_in_parts(
-        self, remote: str, key: str, staging: SpooledStaging, attributes: dict[str, Any], condition: WriteCondition | None
+        self,
+        remote: str,
+        key: str,
+        staging: SpooledStaging,
+        attributes: dict[str, Any],
+        condition: WriteCondition | None,
     ) -> dict[str, Any]:
         """Upload a staged object too big for one PUT; the condition is checked at completion."""
         upload_id = self._call("create_multipart_upload", Bucket=remote, Key=key, **attributes)["UploadId"]
@@ -342,23 +360,31 @@ class RemoteS3Store(ObjectStore):
                 chunk = file.read(part_size)
                 digest = base64.b64encode(hashlib.md5(chunk).digest()).decode()
                 answer = self._call(
-                    "upload_part", Bucket=remote, Key=key, UploadId=upload_id, PartNumber=number,
-                    Body=chunk, ContentMD5=digest,
+                    "upload_part",
+                    Bucket=remote,
+                    Key=key,
+                    UploadId=upload_id,
+                    PartNumber=number,
+                    Body=chunk,
+                    ContentMD5=digest,
                 )
                 parts.append({"PartNumber": number, "ETag": answer["ETag"]})
             return self._call(
-                "complete_multipart_upload", Bucket=remote, Key=key, UploadId=upload_id,
-                MultipartUpload={"Parts": parts}, **condition_params(condition),
+                "complete_multipart_upload",
+                Bucket=remote,
+                Key=key,
+                UploadId=upload_id,
+                MultipartUpload={"Parts": parts},
+                **condition_params(condition),
             )
         except BaseException:
             self._abort_quietly(remote, key, upload_id)
             raise
 
     def _abort_quietly(self, remote: str, key: str, upload_id: str) -> None:
-        try:
+        # The write's own error is the one to report; a stray upload only costs space.
+        with suppress(BotoCoreError, ClientError):
             self._client.abort_multipart_upload(Bucket=remote, Key=key, UploadId=upload_id)
-        except (BotoCoreError, ClientError):
-            pass  # the write's own error is the one to report; a stray upload only costs space
 
     def get_object_info(self, bucket: str, key: str) -> ObjectInfo:
         return self._head(bucket, key)
@@ -366,7 +392,7 @@ class RemoteS3Store(ObjectStore):
     def open_object(self, bucket: str, key: str) -> RemoteObjectHandle:
         return RemoteObjectHandle(self, self._head(bucket, key))
 
-    def _read_range(self, info: ObjectInfo, start: int, end: int):
+    def _read_range(self, info: ObjectInfo, start: int, end: int) -> StreamingBody:
         """The streaming body of ``[start, end)`` of the object version ``info`` describes."""
         try:
             response = self._call(
@@ -377,7 +403,9 @@ class RemoteS3Store(ObjectStore):
                 IfMatch=quote_etag(info.etag),
             )
         except (PreconditionFailed, NoSuchKey):
-            raise PreconditionFailed(f"{info.bucket}/{info.key} was replaced or deleted after it was opened") from None
+            raise PreconditionFailed(
+                f"{info.bucket}/{info.key} was replaced or deleted after it was opened"
+            ) from None
         return response["Body"]
 
     def get_bytes(self, bucket: str, key: str) -> tuple[ObjectInfo, bytes]:
@@ -420,7 +448,10 @@ class RemoteS3Store(ObjectStore):
         raise PreconditionFailed(f"{src_bucket}/{src_key} kept changing while it was copied")
 
     def _copy_source(self, bucket: str, key: str, source: ObjectInfo) -> dict[str, Any]:
-        return {"CopySource": {"Bucket": self._remote(bucket), "Key": key}, "CopySourceIfMatch": quote_etag(source.etag)}
+        return {
+            "CopySource": {"Bucket": self._remote(bucket), "Key": key},
+            "CopySourceIfMatch": quote_etag(source.etag),
+        }
 
     def copy_object(
         self,
@@ -441,17 +472,30 @@ class RemoteS3Store(ObjectStore):
                 directive = {"MetadataDirective": "COPY"}
                 kept = (source.content_type, source.metadata, source.headers)
             else:
-                directive = {"MetadataDirective": "REPLACE", **attribute_params(content_type, metadata, headers)}
+                directive = {
+                    "MetadataDirective": "REPLACE",
+                    **attribute_params(content_type, metadata, headers),
+                }
                 kept = (content_type or DEFAULT_CONTENT_TYPE, directive["Metadata"], dict(headers or {}))
             response = self._call(
-                "copy_object", Bucket=remote, Key=dst_key, **self._copy_source(src_bucket, src_key, source),
-                **directive, **condition_params(condition),
+                "copy_object",
+                Bucket=remote,
+                Key=dst_key,
+                **self._copy_source(src_bucket, src_key, source),
+                **directive,
+                **condition_params(condition),
             )
             result = response["CopyObjectResult"]
             etag = strip_etag(result["ETag"])
             return ObjectInfo(
-                dst_bucket, dst_key, source.size, etag, modified_time(result["LastModified"]), *kept,
-                checksums=checksums_of(result), parts_count=parts_count(etag),
+                dst_bucket,
+                dst_key,
+                source.size,
+                etag,
+                modified_time(result["LastModified"]),
+                *kept,
+                checksums=checksums_of(result),
+                parts_count=parts_count(etag),
             )
 
         return self._with_pinned_source(src_bucket, src_key, copy)
@@ -481,12 +525,19 @@ class RemoteS3Store(ObjectStore):
         common: list[str] = []
         while True:
             response = self._call(
-                "list_objects_v2", missing=NoSuchBucket, MaxKeys=max_keys - len(objects) - len(common), **params
+                "list_objects_v2",
+                missing=NoSuchBucket,
+                MaxKeys=max_keys - len(objects) - len(common),
+                **params,
             )
             objects += [
-                listed_object_info(bucket, entry) for entry in response.get("Contents", []) if wanted(entry["Key"])
+                listed_object_info(bucket, entry)
+                for entry in response.get("Contents", [])
+                if wanted(entry["Key"])
             ]
-            common += [entry["Prefix"] for entry in response.get("CommonPrefixes", []) if wanted(entry["Prefix"])]
+            common += [
+                entry["Prefix"] for entry in response.get("CommonPrefixes", []) if wanted(entry["Prefix"])
+            ]
             truncated = bool(response.get("IsTruncated"))
             if not truncated or len(objects) + len(common) >= max_keys:
                 break
@@ -510,8 +561,14 @@ class RemoteS3Store(ObjectStore):
             attributes["ChecksumAlgorithm"] = checksum_algorithm.upper()
         response = self._call("create_multipart_upload", Bucket=self._remote(bucket), Key=key, **attributes)
         return UploadInfo(
-            bucket, key, response["UploadId"], response_date(response), content_type or DEFAULT_CONTENT_TYPE,
-            attributes["Metadata"], dict(headers or {}), checksum_algorithm,
+            bucket,
+            key,
+            response["UploadId"],
+            response_date(response),
+            content_type or DEFAULT_CONTENT_TYPE,
+            attributes["Metadata"],
+            dict(headers or {}),
+            checksum_algorithm,
         )
 
     def upload_part(
@@ -541,7 +598,11 @@ class RemoteS3Store(ObjectStore):
         finally:
             staging.discard()
         return PartInfo(
-            part_number, strip_etag(response["ETag"]), staging.size, response_date(response), checksums_of(response)
+            part_number,
+            strip_etag(response["ETag"]),
+            staging.size,
+            response_date(response),
+            checksums_of(response),
         )
 
     def upload_part_copy(
@@ -560,14 +621,25 @@ class RemoteS3Store(ObjectStore):
         def copy(source: ObjectInfo) -> PartInfo:
             stop = source.size if end is None else end
             # S3 wants both ends of a range; a whole (maybe empty) source goes without one.
-            span = {} if (start, stop) == (0, source.size) else {"CopySourceRange": f"bytes={start}-{stop - 1}"}
+            span = (
+                {} if (start, stop) == (0, source.size) else {"CopySourceRange": f"bytes={start}-{stop - 1}"}
+            )
             response = self._call(
-                "upload_part_copy", missing=NoSuchUpload, Bucket=remote, Key=key, UploadId=upload_id,
-                PartNumber=part_number, **self._copy_source(src_bucket, src_key, source), **span,
+                "upload_part_copy",
+                missing=NoSuchUpload,
+                Bucket=remote,
+                Key=key,
+                UploadId=upload_id,
+                PartNumber=part_number,
+                **self._copy_source(src_bucket, src_key, source),
+                **span,
             )
             result = response["CopyPartResult"]
             return PartInfo(
-                part_number, strip_etag(result["ETag"]), stop - start, result["LastModified"].timestamp(),
+                part_number,
+                strip_etag(result["ETag"]),
+                stop - start,
+                result["LastModified"].timestamp(),
                 checksums_of(result),
             )
 
@@ -590,16 +662,27 @@ class RemoteS3Store(ObjectStore):
         for number, etag in parts:
             entry: dict[str, Any] = {"PartNumber": number, "ETag": quote_etag(etag)}
             if number in stored:
-                entry.update({CHECKSUM_MEMBERS[name]: value for name, value in stored[number].checksums.items()})
+                entry.update(
+                    {CHECKSUM_MEMBERS[name]: value for name, value in stored[number].checksums.items()}
+                )
             completed.append(entry)
         response = self._call(
-            "complete_multipart_upload", Bucket=self._remote(bucket), Key=key, UploadId=upload_id,
-            MultipartUpload={"Parts": completed}, **condition_params(condition),
+            "complete_multipart_upload",
+            Bucket=self._remote(bucket),
+            Key=key,
+            UploadId=upload_id,
+            MultipartUpload={"Parts": completed},
+            **condition_params(condition),
         )
         etag = strip_etag(response["ETag"])
         size = sum(stored[number].size for number, _ in parts if number in stored)
         known = ObjectInfo(
-            bucket, key, size, etag, response_date(response), checksums=checksums_of(response),
+            bucket,
+            key,
+            size,
+            etag,
+            response_date(response),
+            checksums=checksums_of(response),
             parts_count=parts_count(etag),
         )
         return self._info_after_write(known)
@@ -614,7 +697,13 @@ class RemoteS3Store(ObjectStore):
             marker = page.next_part_marker
 
     def abort_multipart_upload(self, bucket: str, key: str, upload_id: str) -> None:
-        self._call("abort_multipart_upload", missing=NoSuchUpload, Bucket=self._remote(bucket), Key=key, UploadId=upload_id)
+        self._call(
+            "abort_multipart_upload",
+            missing=NoSuchUpload,
+            Bucket=self._remote(bucket),
+            Key=key,
+            UploadId=upload_id,
+        )
 
     def list_parts(
         self, bucket: str, key: str, upload_id: str, *, part_number_marker: int = 0, max_parts: int = 1000
@@ -631,10 +720,15 @@ class RemoteS3Store(ObjectStore):
             MaxParts=max_parts,
         )
         algorithm = response.get("ChecksumAlgorithm")
-        upload = UploadInfo(bucket, key, upload_id, 0.0, checksum_algorithm=algorithm.lower() if algorithm else None)
+        upload = UploadInfo(
+            bucket, key, upload_id, 0.0, checksum_algorithm=algorithm.lower() if algorithm else None
+        )
         parts = [
             PartInfo(
-                entry["PartNumber"], strip_etag(entry["ETag"]), entry["Size"], entry["LastModified"].timestamp(),
+                entry["PartNumber"],
+                strip_etag(entry["ETag"]),
+                entry["Size"],
+                entry["LastModified"].timestamp(),
                 checksums_of(entry),
             )
             for entry in response.get("Parts", [])
@@ -663,8 +757,13 @@ class RemoteS3Store(ObjectStore):
         response = self._call("list_multipart_uploads", missing=NoSuchBucket, **params)
         uploads = [
             UploadInfo(
-                bucket, entry["Key"], entry["UploadId"], entry["Initiated"].timestamp(),
-                checksum_algorithm=entry["ChecksumAlgorithm"].lower() if entry.get("ChecksumAlgorithm") else None,
+                bucket,
+                entry["Key"],
+                entry["UploadId"],
+                entry["Initiated"].timestamp(),
+                checksum_algorithm=entry["ChecksumAlgorithm"].lower()
+                if entry.get("ChecksumAlgorithm")
+                else None,
             )
             for entry in response.get("Uploads", [])
         ]

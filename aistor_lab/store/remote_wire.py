@@ -47,8 +47,15 @@ DEFAULT_CONTENT_TYPE = "binary/octet-stream"
 _ERRORS_BY_CODE: dict[str, type[StoreError]] = {
     error.code: error
     for error in (
-        BucketAlreadyOwnedByYou, BucketNotEmpty, EntityTooSmall, InvalidPart, InvalidPartOrder,
-        NoSuchBucket, NoSuchKey, NoSuchUpload, PreconditionFailed,
+        BucketAlreadyOwnedByYou,
+        BucketNotEmpty,
+        EntityTooSmall,
+        InvalidPart,
+        InvalidPartOrder,
+        NoSuchBucket,
+        NoSuchKey,
+        NoSuchUpload,
+        PreconditionFailed,
     )
 }
 # HEAD answers carry no body, so only the status tells what went wrong. AWS answers 409
@@ -109,7 +116,9 @@ def checksum_params(checksums: Mapping[str, str] | None) -> dict[str, str]:
 
 
 def checksums_of(response: Mapping[str, Any]) -> dict[str, str]:
-    return {algorithm: response[member] for algorithm, member in CHECKSUM_MEMBERS.items() if response.get(member)}
+    return {
+        algorithm: response[member] for algorithm, member in CHECKSUM_MEMBERS.items() if response.get(member)
+    }
 
 
 def attribute_params(

@@ -1,0 +1,91 @@
+"""The Iceberg REST catalog without HTTP: one object whose services map each REST operation to one
+method taking the spec's request JSON (a dict) and returning the spec's response JSON (a dict, or
+a TableResult with the ETag), raising IcebergError subclasses that carry the ErrorModel ``type``
+and HTTP ``code``. Thread-safe; several processes may share one store."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..store import ObjectStore
+from .context import CatalogContext
+from .entries import Entries
+from .errors import BadRequestException
+from .names import check_warehouse_name
+from .namespaces import Namespaces
+from .protection import ReferencedFiles
+from .tables import Tables
+from .transactions import Transactions
+from .views import Views
+from .warehouses import Warehouses
+
+# The endpoints this catalog serves, spelled as in the spec's CatalogConfig ``endpoints``.
+ENDPOINTS = (
+    "GET /v1/{prefix}/namespaces",
+    "POST /v1/{prefix}/namespaces",
+    "GET /v1/{prefix}/namespaces/{namespace}",
+    "HEAD /v1/{prefix}/namespaces/{namespace}",
+    "DELETE /v1/{prefix}/namespaces/{namespace}",
+    "POST /v1/{prefix}/namespaces/{namespace}/properties",
+    "GET /v1/{prefix}/namespaces/{namespace}/tables",
+    "POST /v1/{prefix}/namespaces/{namespace}/tables",
+    "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+    "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+    "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+    "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+    "POST /v1/{prefix}/namespaces/{namespace}/register",
+    "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+    "POST /v1/{prefix}/tables/rename",
+    "POST /v1/{prefix}/transactions/commit",
+    "GET /v1/{prefix}/namespaces/{namespace}/views",
+    "POST /v1/{prefix}/namespaces/{namespace}/views",
+    "GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
+    "HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}",
+    "POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
+    "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
+    "POST /v1/{prefix}/views/rename",
+)
+
+
+class Catalog:
+    """``warehouses``, ``namespaces``, ``tables``, ``views`` and ``transactions`` hold the operations;
+    ``config`` answers /v1/config; ``is_referenced`` serves the S3 API's table-aware protection."""
+
+    def __init__(
+        self,
+        store: ObjectStore,
+        *,
+        config_defaults: dict[str, str] | None = None,
+        config_overrides: dict[str, str] | None = None,
+        idempotency_lifetime_s: float = 30 * 60,
+        now: Callable[[], float] = time.time,
+    ):
+        self.ctx = CatalogContext(store, now=now, idempotency_lifetime_s=idempotency_lifetime_s)
+        entries = Entries(self.ctx)
+        self.warehouses = Warehouses(self.ctx)
+        self.namespaces = Namespaces(self.ctx)
+        self.tables = Tables(self.ctx, entries)
+        self.views = Views(self.ctx, entries)
+        self.transactions = Transactions(self.ctx, self.tables)
+        self._referenced = ReferencedFiles(self.ctx)
+        self._defaults = dict(config_defaults or {})
+        self._overrides = dict(config_overrides or {})
+
+    def config(self, warehouse: str | None) -> dict:
+        """The /v1/config response for a warehouse: its name is the ``prefix`` of every route."""
+        if not warehouse:
+            raise BadRequestException("A warehouse is required: set the client's 'warehouse' property")
+        check_warehouse_name(warehouse)
+        self.ctx.warehouse(warehouse)
+        return {
+            "defaults": dict(self._defaults),
+            "overrides": {**self._overrides, "prefix": warehouse},
+            "endpoints": list(ENDPOINTS),
+            "idempotency-key-lifetime": self.ctx.idempotency.lifetime_iso,
+        }
+
+    def is_referenced(self, bucket: str, key: str) -> bool:
+        """Whether an object of a warehouse bucket is a metadata file, manifest list, manifest or
+        statistics file that some table's current metadata depends on."""
+        return self._referenced.is_referenced(bucket, key)

@@ -1,0 +1,82 @@
+"""What every part of the catalog shares: the store adapters, the clock, the location policy and
+the in-process commit locks."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid as uuidlib
+import zlib
+from collections.abc import Callable
+from contextlib import contextmanager
+
+from ..store import ObjectStore
+from . import layout
+from .containers import Containers
+from .documents import Doc, Documents, MetadataFiles, split_location
+from .errors import BadRequestException, NoSuchNamespaceException, NoSuchWarehouseException
+from .idempotency import Idempotency
+from .pointers import Pointers
+
+_LOCK_STRIPES = 64
+
+
+class CatalogContext:
+    def __init__(self, store: ObjectStore, *, now: Callable[[], float] = time.time, idempotency_lifetime_s: float = 1800):
+        self.store = store
+        self.now = now
+        self.docs = Documents(store)
+        self.files = MetadataFiles(store)
+        self.pointers = Pointers(self.docs, now=now)
+        self.containers = Containers(self.docs, self.now_ms)
+        self.idempotency = Idempotency(self.docs, lifetime_s=idempotency_lifetime_s, now=now)
+        # Serialize commits to one table inside this process: fewer lost races. Correctness does not
+        # depend on them (other processes share the store); the conditional puts decide.
+        self._locks = [threading.Lock() for _ in range(_LOCK_STRIPES)]
+
+    def now_ms(self) -> int:
+        return int(self.now() * 1000)
+
+    @contextmanager
+    def commit_lock(self, key: str):
+        with self._locks[zlib.crc32(key.encode()) % _LOCK_STRIPES]:
+            yield
+
+    # -- containers ----------------------------------------------------------------------
+    def warehouse(self, warehouse: str) -> Doc:
+        return self.containers.get_live(
+            layout.warehouse_key(warehouse),
+            lambda: NoSuchWarehouseException(f"Warehouse does not exist: {warehouse}"),
+        )
+
+    def namespace(self, warehouse: str, namespace: list[str]) -> Doc:
+        self.warehouse(warehouse)
+        return self.containers.get_live(
+            layout.namespace_key(warehouse, namespace), lambda: no_such_namespace(namespace)
+        )
+
+    # -- locations -----------------------------------------------------------------------
+    @staticmethod
+    def new_location(warehouse: str) -> tuple[str, str]:
+        """(uuid, location) of a new table or view: a fresh folder of its own in the warehouse."""
+        new_uuid = str(uuidlib.uuid4())
+        return new_uuid, f"s3://{warehouse}/{new_uuid}"
+
+    @staticmethod
+    def location_checker(warehouse: str) -> Callable[[str], str]:
+        """A function that accepts a location only inside the warehouse bucket (and never its root,
+        which a purge would empty); it returns the location without a trailing slash."""
+
+        def check(location: str) -> str:
+            bucket, key = split_location(location)
+            if bucket != warehouse:
+                raise BadRequestException(f"Location {location} is outside warehouse {warehouse}")
+            if not key.strip("/"):
+                raise BadRequestException(f"Location {location} must be a folder inside the warehouse")
+            return location.rstrip("/")
+
+        return check
+
+
+def no_such_namespace(namespace: list[str]) -> NoSuchNamespaceException:
+    return NoSuchNamespaceException(f"Namespace does not exist: {'.'.join(namespace)}")

@@ -1,0 +1,297 @@
+"""Tables: create (and stage-create), load, commit, drop (with purge), rename, register, metrics."""
+
+from __future__ import annotations
+
+import logging
+
+from ..store import NoSuchBucket, NoSuchKey, StoreError
+from . import layout
+from .commits import Planned, commit_with_retries, metadata_file_location, write_metadata
+from .context import CatalogContext
+from .documents import split_location
+from .entries import TABLE, Entries
+from .errors import AlreadyExistsException, BadRequestException, CommitFailedException
+from .manifests import assigned_row_ids, read_manifest_list
+from .names import check_name, check_namespace
+from .pointers import Pointer
+from .requirements import check_table_requirement_types, check_table_requirements, is_create
+from .results import TableResult, etag_matches, table_etag
+from .table_metadata import (
+    DEFAULT_FORMAT_VERSION,
+    check_format_version,
+    new_table_metadata,
+    normalize,
+    referenced_snapshots,
+    serialize,
+)
+from .table_updates import TableMetadataBuilder, check_update_actions
+
+log = logging.getLogger(__name__)
+SNAPSHOT_MODES = ("all", "refs")
+
+
+def pointer_body(metadata: dict, metadata_location: str) -> dict:
+    return {"kind": TABLE, "uuid": metadata["table-uuid"], "metadata-location": metadata_location,
+            "location": metadata["location"]}
+
+
+def _result(metadata_location: str | None, metadata: dict, snapshots: str = "all") -> TableResult:
+    body = {"metadata-location": metadata_location, "metadata": metadata, "config": {}}
+    return TableResult(body, table_etag(metadata_location, snapshots, metadata))
+
+
+class Tables:
+    def __init__(self, ctx: CatalogContext, entries: Entries):
+        self.ctx = ctx
+        self.entries = entries
+
+    # -- reading -------------------------------------------------------------------------
+    def list(self, warehouse: str, namespace: list[str], page_token: str | None = None, page_size: int | None = None) -> dict:
+        """ListTablesResponse."""
+        return self.entries.list(warehouse, namespace, TABLE, page_token, page_size)
+
+    def load(
+        self,
+        warehouse: str,
+        namespace: list[str],
+        name: str,
+        *,
+        snapshots: str = "all",
+        if_none_match: str | None = None,
+    ) -> TableResult:
+        """LoadTableResult and its ETag; ``body`` is None when ``if_none_match`` names the current
+        version (HTTP 304), decided from the pointer alone without reading the metadata file."""
+        if snapshots not in SNAPSHOT_MODES:
+            raise BadRequestException(f"Invalid snapshots mode: {snapshots!r} (all or refs)")
+        pointer = self.entries.current(warehouse, namespace, name, TABLE)
+        etag = table_etag(pointer.metadata_location, snapshots)
+        if etag_matches(if_none_match, etag):
+            return TableResult(None, etag)
+        metadata = normalize(self.ctx.files.read_json_or_fail(pointer.metadata_location))
+        shown = metadata["snapshots"] if snapshots == "all" else referenced_snapshots(metadata)
+        return _result(pointer.metadata_location, serialize(metadata, snapshots=shown), snapshots)
+
+    def exists(self, warehouse: str, namespace: list[str], name: str) -> None:
+        """Returns when the table exists; raises NoSuchTableException otherwise."""
+        self.entries.current(warehouse, namespace, name, TABLE)
+
+    def current_metadata(self, warehouse: str, namespace: list[str], name: str) -> tuple[str, dict]:
+        """(metadata location, metadata in internal form) of a table, for other services."""
+        pointer = self.entries.current(warehouse, namespace, name, TABLE)
+        return pointer.metadata_location, normalize(self.ctx.files.read_json_or_fail(pointer.metadata_location))
+
+    # -- creating ------------------------------------------------------------------------
+    def create(self, warehouse: str, namespace: list[str], request: dict, *, idempotency_key: str | None = None) -> TableResult:
+        """CreateTableResponse. With ``stage-create`` the metadata is returned without a
+        metadata-location and nothing is written: the client commits it with assert-create."""
+        namespace = check_namespace(namespace)
+        if not isinstance(request, dict):
+            raise BadRequestException("Invalid request: expected an object")
+        name = check_name(request.get("name"), "table name")
+        return self.ctx.idempotency.run(
+            idempotency_key,
+            f"create-table {warehouse} {namespace} {name}",
+            lambda: self._create(warehouse, namespace, name, request),
+        )
+
+    def _create(self, warehouse: str, namespace: list[str], name: str, request: dict) -> TableResult:
+        self.entries.check_free(warehouse, namespace, name)
+        table_uuid, location = self.ctx.new_location(warehouse)
+        if request.get("location"):
+            location = self.ctx.location_checker(warehouse)(request["location"])
+        metadata = new_table_metadata(request, location, table_uuid, self.ctx.now_ms())
+        if request.get("stage-create"):
+            return _result(None, serialize(metadata))
+        return self._write_new(warehouse, namespace, name, metadata)
+
+    def _write_new(self, warehouse: str, namespace: list[str], name: str, metadata: dict) -> TableResult:
+        checker = self.ctx.location_checker(warehouse)
+        metadata_location = metadata_file_location(metadata["location"], metadata["properties"], None, checker)
+        serialized = serialize(metadata)
+        write_metadata(self.ctx, metadata_location, serialized)
+        try:
+            self.entries.create(warehouse, namespace, name, TABLE, pointer_body(metadata, metadata_location))
+        except BaseException:
+            self.ctx.files.delete(metadata_location)
+            raise
+        return _result(metadata_location, serialized)
+
+    def register(self, warehouse: str, namespace: list[str], request: dict, *, idempotency_key: str | None = None) -> TableResult:
+        """Register an existing metadata file (inside the warehouse) as a table; with ``overwrite``
+        an existing table of that name is re-pointed."""
+        namespace = check_namespace(namespace)
+        if not isinstance(request, dict):
+            raise BadRequestException("Invalid request: expected an object")
+        name = check_name(request.get("name"), "table name")
+        return self.ctx.idempotency.run(
+            idempotency_key,
+            f"register-table {warehouse} {namespace} {name}",
+            lambda: self._register(warehouse, namespace, name, request),
+        )
+
+    def _register(self, warehouse: str, namespace: list[str], name: str, request: dict) -> TableResult:
+        self.ctx.namespace(warehouse, namespace)
+        checker = self.ctx.location_checker(warehouse)
+        metadata_location = checker(request.get("metadata-location"))  # type: ignore[arg-type]
+        try:
+            metadata = normalize(self.ctx.files.read_json(metadata_location))
+        except (NoSuchKey, NoSuchBucket) as exc:
+            raise BadRequestException(f"Metadata file does not exist: {metadata_location}") from exc
+        metadata["location"] = checker(metadata["location"])
+        body = pointer_body(metadata, metadata_location)
+        key = self.entries.key(warehouse, namespace, name, TABLE)
+        if request.get("overwrite"):
+            existing = self.ctx.pointers.settled(key)
+            if existing is not None:
+                if self.ctx.pointers.swap(existing, body) is None:
+                    raise CommitFailedException("Table changed concurrently while being re-registered; retry")
+                return _result(metadata_location, serialize(metadata))
+        self.entries.create(warehouse, namespace, name, TABLE, body)
+        return _result(metadata_location, serialize(metadata))
+
+    # -- committing ----------------------------------------------------------------------
+    def commit(
+        self, warehouse: str, namespace: list[str], name: str, request: dict, *, idempotency_key: str | None = None
+    ) -> TableResult:
+        """CommitTableResponse. A create transaction (assert-create) creates the table."""
+        namespace = check_namespace(namespace)
+        name = check_name(name, "table name")
+        if not isinstance(request, dict):
+            raise BadRequestException("Invalid request: expected an object")
+        requirements, updates = request.get("requirements") or [], request.get("updates") or []
+        check_table_requirement_types(requirements)
+        check_update_actions(updates)
+        if is_create(requirements):
+            action = lambda: self._commit_create(warehouse, namespace, name, updates)
+        else:
+            action = lambda: self._commit(warehouse, namespace, name, requirements, updates)
+        return self.ctx.idempotency.run(idempotency_key, f"commit-table {warehouse} {namespace} {name}", action)
+
+    def _commit_create(self, warehouse: str, namespace: list[str], name: str, updates: list) -> TableResult:
+        version = check_format_version(next(
+            (u.get("format-version") for u in updates if u.get("action") == "upgrade-format-version"),
+            DEFAULT_FORMAT_VERSION,
+        ))
+        builder = self._builder(warehouse, None, None, format_version=version, is_create=True)
+        builder.apply_all(updates)
+        if builder.m["location"] is None:
+            builder.m["location"] = self.ctx.new_location(warehouse)[1]
+        metadata = builder.build()
+        if metadata is None:
+            raise BadRequestException("A create transaction must carry the table's initial updates")
+        try:
+            return self._write_new(warehouse, namespace, name, metadata)
+        except AlreadyExistsException as exc:
+            raise CommitFailedException("Requirement failed: table already exists") from exc
+
+    def _commit(self, warehouse: str, namespace: list[str], name: str, requirements: list, updates: list) -> TableResult:
+        planned = commit_with_retries(
+            self.ctx,
+            self.entries.key(warehouse, namespace, name, TABLE),
+            self.entries.missing(TABLE, namespace, name),
+            lambda pointer: self.plan(warehouse, pointer, requirements, updates),
+        )
+        return _result(planned.metadata_location, planned.metadata)
+
+    def plan(self, warehouse: str, pointer: Pointer, requirements: list, updates: list) -> Planned:
+        """Check the requirements against the pointer's metadata, apply the updates and write the new
+        metadata file (not yet committed). Used by single commits and multi-table transactions."""
+        base = normalize(self.ctx.files.read_json_or_fail(pointer.metadata_location))
+        check_table_requirements(requirements, base)
+        builder = self._builder(warehouse, base, pointer.metadata_location)
+        builder.apply_all(updates)
+        metadata = builder.build()
+        if metadata is None:
+            return Planned(pointer.metadata_location, serialize(base), None)
+        checker = self.ctx.location_checker(warehouse)
+        location = metadata_file_location(
+            metadata["location"], metadata["properties"], pointer.metadata_location, checker
+        )
+        serialized = serialize(metadata)
+        write_metadata(self.ctx, location, serialized)
+        return Planned(location, serialized, pointer_body(metadata, location))
+
+    def _builder(
+        self, warehouse: str, base: dict | None, base_location: str | None, **kwargs
+    ) -> TableMetadataBuilder:
+        return TableMetadataBuilder(
+            base,
+            base_location,
+            now_ms=self.ctx.now_ms,
+            check_location=self.ctx.location_checker(warehouse),
+            added_rows_for=self._added_rows_for,
+            **kwargs,
+        )
+
+    def _added_rows_for(self, snapshot: dict) -> int:
+        """A v3 snapshot sent without ``added-rows``: count the row ids its manifest list assigned."""
+        location = snapshot.get("manifest-list")
+        if not isinstance(location, str):
+            raise BadRequestException("A v3 snapshot needs added-rows or a manifest-list")
+        try:
+            manifests = read_manifest_list(location, self.ctx.files.read_bytes(location))
+        except (StoreError, OSError, ValueError) as exc:
+            raise BadRequestException(f"added-rows is missing and the manifest list is unreadable: {exc}") from exc
+        return assigned_row_ids(manifests, snapshot["first-row-id"])
+
+    # -- removing and renaming -----------------------------------------------------------
+    def drop(
+        self, warehouse: str, namespace: list[str], name: str, *, purge: bool = False, idempotency_key: str | None = None
+    ) -> None:
+        """Remove the table from the catalog; with ``purge`` also delete every file under its location
+        (skipped, with a warning, if another table's location overlaps it)."""
+        namespace = check_namespace(namespace)
+        self.ctx.idempotency.run(
+            idempotency_key,
+            f"drop-table {warehouse} {namespace} {name}",
+            lambda: self._drop(warehouse, namespace, name, purge),
+        )
+
+    def _drop(self, warehouse: str, namespace: list[str], name: str, purge: bool) -> None:
+        body = self.entries.drop(warehouse, namespace, name, TABLE)
+        if purge:
+            self._purge(warehouse, body["location"])
+
+    def _purge(self, warehouse: str, location: str) -> None:
+        bucket, key = split_location(location)
+        prefix = key.rstrip("/") + "/"
+        for other in self.table_locations(warehouse):
+            other_bucket, other_key = split_location(other)
+            other_prefix = other_key.rstrip("/") + "/"
+            if other_bucket == bucket and (other_prefix.startswith(prefix) or prefix.startswith(other_prefix)):
+                log.warning("not purging %s: it overlaps the location of another table (%s)", location, other)
+                return
+        self.ctx.files.delete_prefix(bucket, prefix)
+
+    def table_locations(self, warehouse: str) -> list[str]:
+        """The location of every table of a warehouse (reads every table pointer)."""
+        return [pointer.body["location"] for pointer in self.table_pointers(warehouse)]
+
+    def table_pointers(self, warehouse: str) -> list[Pointer]:
+        prefix = layout.catalog_prefix(warehouse)
+        pointers: list[Pointer] = []
+        start_after = ""
+        while True:
+            page = self.ctx.docs.list(prefix, start_after=start_after)
+            for obj in page.objects:
+                if layout.is_table_pointer_key(obj.key):
+                    pointer = self.ctx.pointers.current(obj.key)
+                    if pointer is not None:
+                        pointers.append(pointer)
+            if not page.is_truncated or not page.next_marker:
+                return pointers
+            start_after = page.next_marker
+
+    def rename(self, warehouse: str, request: dict, *, idempotency_key: str | None = None) -> None:
+        """RenameTableRequest: ``source`` and ``destination`` identifiers (namespaces may differ)."""
+        self.ctx.idempotency.run(
+            idempotency_key, f"rename-table {warehouse} {request!r}", lambda: self.entries.rename(warehouse, request, TABLE)
+        )
+
+    def report_metrics(self, warehouse: str, namespace: list[str], name: str, request: dict) -> None:
+        """Accept a ScanReport or CommitReport for an existing table; it is only logged."""
+        if not isinstance(request, dict) or not isinstance(request.get("report-type"), str):
+            raise BadRequestException("Invalid metrics report: report-type is required")
+        self.exists(warehouse, namespace, name)
+        log.debug("metrics report for %s.%s: %s", ".".join(namespace), name, request.get("report-type"))
+
