@@ -72,6 +72,8 @@ class ServerProcess:
     log_path: Path
     version: str
     env: dict[str, str] = field(default_factory=dict)
+    # Files it makes outside its work dir and may leave behind when stopped early; removed after it.
+    leftovers: list[Path] = field(default_factory=list)
     proc: subprocess.Popen | None = None
 
     def start(self) -> None:
@@ -132,6 +134,8 @@ def stop_all(servers: list[ServerProcess], timeout: float = 15) -> None:
         except subprocess.TimeoutExpired:
             server.signal(signal.SIGKILL)
             server.proc.wait()
+        for path in server.leftovers:
+            path.unlink(missing_ok=True)
 
 
 def _version(distribution: str) -> str:
@@ -172,14 +176,14 @@ def moto(workdir: Path) -> ServerProcess:
     )
 
 
-# Every listener of `weed mini`, each given a free loopback port (gRPC ports would otherwise
-# default to HTTP port + 10000). The admin server listens even with its UI off.
-_WEED_PORT_FLAGS = (
-    "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
-    "filer.port.grpc", "s3.port.grpc",
-)
-# Its maintenance worker dials the admin's HTTP port + 10000 whatever -admin.port.grpc says.
+# Every listener of `weed mini` gets a free loopback port (gRPC ports would otherwise default to
+# HTTP port + 10000). The admin server listens even with its UI off, and its maintenance worker
+# dials the admin's HTTP port + 10000 whatever -admin.port.grpc says.
+_WEED_ROLES = ("master", "volume", "filer", "s3", "admin")
 _WEED_GRPC_OFFSET = 10000
+# weed mini also makes a unix socket per gRPC port in /tmp, whatever TMPDIR says; it removes
+# them on a normal stop but not when stopped during startup.
+_WEED_SOCKET = "/tmp/seaweedfs-{role}-grpc-{port}.sock"
 
 
 def _free_port_pair(offset: int) -> int:
@@ -209,25 +213,27 @@ def seaweedfs(workdir: Path) -> ServerProcess:
         "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
         "actions": ["Admin", "Read", "Write", "List", "Tagging"],
     }]}))
-    s3_port = free_port()
+    ports = {role: free_port() for role in _WEED_ROLES}
+    ports["admin"] = _free_port_pair(_WEED_GRPC_OFFSET)
+    grpc_ports = {role: free_port() for role in _WEED_ROLES}
+    grpc_ports["admin"] = ports["admin"] + _WEED_GRPC_OFFSET
     command = [
         weed, "mini", f"-dir={data}", f"-ip={HOST}", f"-ip.bind={HOST}", f"-s3.config={identities}",
-        f"-s3.port={s3_port}", "-s3.port.iceberg=0", "-s3.port.lance=0",
-        "-webdav=false", "-admin.ui=false", "-master.telemetry=false",
+        "-s3.port.iceberg=0", "-s3.port.lance=0", "-webdav=false", "-admin.ui=false", "-master.telemetry=false",
         f"-filer.localSocket={workdir / 'filer.sock'}", f"-s3.localSocket={workdir / 's3.sock'}",
     ]
-    command += [f"-{flag}={free_port()}" for flag in _WEED_PORT_FLAGS]
-    admin_port = _free_port_pair(_WEED_GRPC_OFFSET)
-    command += [f"-admin.port={admin_port}", f"-admin.port.grpc={admin_port + _WEED_GRPC_OFFSET}"]
+    command += [f"-{role}.port={port}" for role, port in ports.items()]
+    command += [f"-{role}.port.grpc={port}" for role, port in grpc_ports.items()]
     # "version 8000GB 4.48 pypi linux amd64"
     version = subprocess.run([weed, "version"], check=False, capture_output=True, text=True, timeout=30).stdout.split()
     return ServerProcess(
         name="seaweedfs",
         command=command,
-        endpoint=f"http://{HOST}:{s3_port}",
+        endpoint=f"http://{HOST}:{ports['s3']}",
         log_path=workdir / "server.log",
         version=version[2] if len(version) > 2 else "?",
-        env={"TMPDIR": str(tmp)},  # its glog files; its gRPC sockets still go to /tmp
+        env={"TMPDIR": str(tmp)},  # where its glog files go
+        leftovers=[Path(_WEED_SOCKET.format(role=role, port=port)) for role, port in grpc_ports.items()],
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import boto3
@@ -44,3 +45,23 @@ def bucket(s3):
     name = f"test-{uuid.uuid4().hex[:12]}"
     s3.create_bucket(Bucket=name)
     return name
+
+
+def signed_call(server, method: str, path: str, body=b"", headers=None, credentials=None):
+    """One raw SigV4-signed request, for what client libraries will not send; returns the response."""
+    from botocore.auth import S3SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+    from botocore.httpsession import URLLib3Session
+
+    request = AWSRequest(method=method, url=f"{server.endpoint}{path}", data=body, headers=headers or {})
+    signer = S3SigV4Auth(Credentials(*(credentials or (ROOT_USER, ROOT_PASSWORD))), "s3", "us-east-1")
+    signer.add_auth(request)
+    return URLLib3Session().send(request.prepare())
+
+
+def admin_call(server, method: str, path: str, body=None, credentials=None):
+    """One SigV4-signed admin request (as MinIO's admin clients sign them); returns (status, JSON)."""
+    data = body if isinstance(body, bytes | str) else b"" if body is None else json.dumps(body)
+    response = signed_call(server, method, f"/_aistor/admin/v1{path}", data, credentials=credentials)
+    return response.status_code, (json.loads(response.content) if response.content else None)

@@ -27,6 +27,8 @@ from aistor_lab.iam import (
 from aistor_lab.settings import DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USER
 from aistor_lab.store.types import SYSTEM_BUCKET
 
+from .conftest import admin_call
+
 ROOT, ROOT_SECRET = "rootadmin", "rootsecret123"
 SERVER_ROOT = (DEFAULT_ROOT_USER, DEFAULT_ROOT_PASSWORD)  # what the conftest server runs with
 
@@ -494,21 +496,6 @@ def test_concurrent_attachments_from_two_instances_are_all_kept(store):
 
 
 # -- the admin HTTP API, against a real server ---------------------------------------------------------
-def admin_call(server, method: str, path: str, body=None, credentials=None):
-    """One SigV4-signed admin request (as MinIO's admin clients sign them); returns (status, JSON)."""
-    from botocore.auth import S3SigV4Auth
-    from botocore.awsrequest import AWSRequest
-    from botocore.credentials import Credentials
-    from botocore.httpsession import URLLib3Session
-
-    data = body if isinstance(body, bytes | str) else b"" if body is None else json.dumps(body)
-    request = AWSRequest(method=method, url=f"{server.endpoint}/_aistor/admin/v1{path}", data=data)
-    signer = S3SigV4Auth(Credentials(*(credentials or SERVER_ROOT)), "s3", "us-east-1")
-    signer.add_auth(request)
-    response = URLLib3Session().send(request.prepare())
-    return response.status_code, (json.loads(response.content) if response.content else None)
-
-
 def unique(prefix: str) -> str:
     import uuid
 

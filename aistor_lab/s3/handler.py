@@ -80,7 +80,8 @@ class S3Handler(RequestHandler):
                 max_skew=self.services.settings.max_clock_skew_seconds,
             )
             self.access_key = auth.access_key
-            self.authorize(self.operation.action, self.bucket, self.key, self.list_context())
+            if self.operation.action:
+                self.authorize(self.operation.action, self.bucket, self.key, self.list_context())
             if self.operation.body == routes.STREAM_BODY:
                 self._check_stream_length()
                 await self.run_blocking(self.store.get_bucket, self.bucket)

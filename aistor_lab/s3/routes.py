@@ -19,7 +19,7 @@ NO_BODY, XML_BODY, STREAM_BODY = "none", "xml", "stream"
 @dataclass(frozen=True)
 class Operation:
     name: str
-    action: str  # the IAM action checked before anything else happens
+    action: str | None  # the IAM action checked before anything else; None: checked per key
     run: Callable[[S3Handler], Awaitable[None]]
     body: str = NO_BODY
 
@@ -31,7 +31,7 @@ HEAD_BUCKET = Operation("HeadBucket", "s3:ListBucket", bucket_ops.head_bucket)
 GET_LOCATION = Operation("GetBucketLocation", "s3:GetBucketLocation", bucket_ops.get_location)
 LIST_OBJECTS = Operation("ListObjects", "s3:ListBucket", bucket_ops.list_objects)
 LIST_UPLOADS = Operation("ListMultipartUploads", "s3:ListBucketMultipartUploads", multipart_ops.list_uploads)
-DELETE_OBJECTS = Operation("DeleteObjects", "s3:DeleteObject", object_ops.delete_objects, XML_BODY)
+DELETE_OBJECTS = Operation("DeleteObjects", None, object_ops.delete_objects, XML_BODY)
 GET_VERSIONING = Operation("GetBucketVersioning", "s3:GetBucketVersioning", bucket_ops.get_versioning)
 
 PUT_OBJECT = Operation("PutObject", "s3:PutObject", object_ops.put_object, STREAM_BODY)

@@ -71,7 +71,7 @@ class Idempotency:
             raise BadRequestException("Invalid Idempotency-Key")
         record_key = layout.idempotency_key(key)
         claim = {"state": "pending", "operation": operation, "since": self._now()}
-        deadline = self._now() + self._wait_s
+        deadline = time.monotonic() + self._wait_s
         while True:
             etag = self.docs.create(record_key, claim)
             if etag is not None:
@@ -88,7 +88,7 @@ class Idempotency:
                 raise UnprocessableEntityException("Idempotency-Key was already used for a different operation")
             if doc.body["state"] == "done":
                 return self._replay(doc.body)
-            if self._now() > deadline:
+            if time.monotonic() > deadline:
                 raise ServiceUnavailableException("A request with this Idempotency-Key is still in progress")
             time.sleep(0.05)
         return self._execute(record_key, etag, claim, action)

@@ -72,14 +72,14 @@ class Pointers:
         """The pointer with no pending transaction left on it, for writers: the ETag it returns is
         the one to swap against. Waits briefly for a young pending transaction, then gives up
         with CommitFailedException (the client retries)."""
-        deadline = self._now() + self._settle_wait_s
+        deadline = time.monotonic() + self._settle_wait_s
         while True:
             doc = self.docs.get(key)
             if doc is None:
                 return None
             if not doc.body.get("pending"):
                 return Pointer(key, doc.etag, doc.body)
-            if not self._settle(key, doc) and self._now() > deadline:
+            if not self._settle(key, doc) and time.monotonic() > deadline:
                 raise CommitFailedException("The table is locked by a multi-table transaction in progress; retry")
             time.sleep(0.02)
 

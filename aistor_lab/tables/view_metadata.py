@@ -260,7 +260,7 @@ _VIEW_HANDLERS: dict[str, Callable[[ViewMetadataBuilder, dict], None]] = {
 def new_view_metadata(request: dict, location: str, view_uuid: str, now_ms: int) -> dict:
     """The first metadata of a view from a CreateViewRequest: schema id 0, version id 1."""
     builder = ViewMetadataBuilder(None, now_ms=lambda: now_ms, check_location=lambda loc: loc)
-    builder.m.update(view_uuid=view_uuid, location=location, properties=check_properties(request.get("properties")))
+    builder.m.update({"view-uuid": view_uuid, "location": location, "properties": check_properties(request.get("properties"))})
     schema_id = builder.add_schema(request.get("schema"))
     version = request.get("view-version")
     if not isinstance(version, dict):

@@ -1,0 +1,91 @@
+"""Bad requests get the S3 error S3 would give, and change nothing."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+from botocore.auth import S3SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+from botocore.exceptions import ClientError
+from botocore.httpsession import URLLib3Session
+
+from .conftest import ROOT_PASSWORD, ROOT_USER, signed_call
+
+
+def error_of(response) -> str:
+    return ET.fromstring(response.content).findtext("Code")
+
+
+@pytest.mark.parametrize("body", [b"<not xml", b"<Delete></Delete>", b"<Wrong><Object><Key>k</Key></Object></Wrong>"])
+def test_malformed_delete_objects(server, s3, bucket, body):
+    s3.put_object(Bucket=bucket, Key="k", Body=b"kept")
+    response = signed_call(server, "POST", f"/{bucket}?delete", body)
+    assert response.status_code == 400 and error_of(response) == "MalformedXML"
+    assert s3.get_object(Bucket=bucket, Key="k")["Body"].read() == b"kept"
+
+
+def test_malformed_complete_multipart(server, s3, bucket):
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="m")["UploadId"]
+    s3.upload_part(Bucket=bucket, Key="m", UploadId=upload, PartNumber=1, Body=b"part")
+    for body in (b"garbage", b"<CompleteMultipartUpload><Part><PartNumber>x</PartNumber></Part></CompleteMultipartUpload>"):
+        response = signed_call(server, "POST", f"/{bucket}/m?uploadId={upload}", body)
+        assert response.status_code == 400 and error_of(response) == "MalformedXML"
+    assert len(s3.list_parts(Bucket=bucket, Key="m", UploadId=upload)["Parts"]) == 1
+    with pytest.raises(ClientError):
+        s3.head_object(Bucket=bucket, Key="m")
+
+
+def test_malformed_create_bucket_configuration(server, s3):
+    response = signed_call(server, "PUT", "/bad-config-bucket", b"<CreateBucketConfiguration><oops")
+    assert response.status_code == 400 and error_of(response) == "MalformedXML"
+    assert "bad-config-bucket" not in [b["Name"] for b in s3.list_buckets()["Buckets"]]
+
+
+def test_oversized_upload_is_refused_before_the_body(server, s3, bucket):
+    too_big = str(5 * 1024**3 + 1)
+    for path in (f"/{bucket}/huge", f"/{bucket}/huge?partNumber=1&uploadId=none"):
+        response = signed_call(server, "PUT", path, b"", headers={
+            "Content-Length": too_big, "x-amz-content-sha256": "UNSIGNED-PAYLOAD"})
+        assert response.status_code == 400 and error_of(response) == "EntityTooLarge"
+    assert s3.list_objects_v2(Bucket=bucket)["KeyCount"] == 0
+
+
+def test_bad_part_checksum_is_refused(s3, bucket):
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="p", ChecksumAlgorithm="SHA256")["UploadId"]
+    with pytest.raises(ClientError) as excinfo:
+        s3.upload_part(Bucket=bucket, Key="p", UploadId=upload, PartNumber=1, Body=b"data",
+                       ChecksumSHA256="n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=")
+    assert excinfo.value.response["Error"]["Code"] == "BadDigest"
+    assert s3.list_parts(Bucket=bucket, Key="p", UploadId=upload).get("Parts", []) == []
+
+
+def test_body_that_does_not_match_its_signed_hash(server, s3, bucket):
+    response = signed_call(server, "PUT", f"/{bucket}/tampered", b"original")
+    assert response.status_code == 200
+    request = AWSRequest(method="PUT", url=f"{server.endpoint}/{bucket}/tampered", data=b"signed body")
+    S3SigV4Auth(Credentials(ROOT_USER, ROOT_PASSWORD), "s3", "us-east-1").add_auth(request)
+    prepared = request.prepare()
+    prepared.body = b"other body!"
+    response = URLLib3Session().send(prepared)
+    assert response.status_code == 400 and error_of(response) == "XAmzContentSHA256Mismatch"
+    assert s3.get_object(Bucket=bucket, Key="tampered")["Body"].read() == b"original"
+
+
+def test_unparsable_range_serves_the_whole_object(s3, bucket):
+    s3.put_object(Bucket=bucket, Key="r", Body=b"0123456789")
+    assert s3.get_object(Bucket=bucket, Key="r", Range="bytes=5-2")["Body"].read() == b"0123456789"
+    assert s3.get_object(Bucket=bucket, Key="r", Range="items=1-2")["Body"].read() == b"0123456789"
+
+
+def test_unknown_bucket_and_upload(s3, bucket):
+    with pytest.raises(ClientError) as excinfo:
+        s3.put_object(Bucket="no-such-bucket-here", Key="k", Body=b"x")
+    assert excinfo.value.response["Error"]["Code"] == "NoSuchBucket"
+    with pytest.raises(ClientError) as excinfo:
+        s3.upload_part(Bucket=bucket, Key="k", UploadId="nope", PartNumber=1, Body=b"x")
+    assert excinfo.value.response["Error"]["Code"] == "NoSuchUpload"
+    with pytest.raises(ClientError) as excinfo:
+        s3.get_bucket_acl(Bucket=bucket)
+    assert excinfo.value.response["Error"]["Code"] == "NotImplemented"
