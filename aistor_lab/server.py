@@ -1,7 +1,5 @@
-"""Builds and runs the one HTTP server: S3 at /, admin and health at /_aistor.
-
-One process, one port, several APIs (as AIStor does). The catalog (/_iceberg) and the sharing
-server (/delta-sharing) join the same route table.
+"""Builds and runs the one HTTP server: S3 at /, the Iceberg REST catalog at /_iceberg, admin and
+health at /_aistor. One process, one port, several APIs, as AIStor does.
 """
 
 from __future__ import annotations
@@ -22,6 +20,8 @@ from .iam import IAM
 from .s3 import S3Handler
 from .settings import Settings
 from .store import MAX_PART_SIZE, LocalStore, ObjectStore, RemoteS3Store
+from .tables import Catalog
+from .tables import handlers as catalog_handlers
 
 log = logging.getLogger("aistor_lab")
 
@@ -33,11 +33,12 @@ BODY_CHUNK_SIZE = 512 * 1024
 
 @dataclass
 class Services:
-    """What every API handler needs: the settings, the store, the IAM and a thread pool."""
+    """What every API handler needs: the settings, the store, the IAM, the catalog, a thread pool."""
 
     settings: Settings
     store: ObjectStore
     iam: IAM
+    catalog: Catalog
     executor: ThreadPoolExecutor
 
     def close(self) -> None:
@@ -65,16 +66,27 @@ def open_services(settings: Settings) -> Services:
         settings=settings,
         store=store,
         iam=IAM(store, settings.root_user, settings.root_password),
+        catalog=Catalog(store),
         executor=ThreadPoolExecutor(max_workers=16, thread_name_prefix="store"),
     )
+
+
+def log_request(handler) -> None:
+    """Log failures only: a line per request costs more than serving a small object."""
+    status = handler.get_status()
+    if status >= 500:
+        log.warning("%d %s %s", status, handler.request.method, handler.request.uri)
+    elif log.isEnabledFor(logging.DEBUG):
+        log.debug("%d %s %s", status, handler.request.method, handler.request.uri)
 
 
 def make_app(services: Services) -> Application:
     kwargs = {"services": services}
     routes = [(pattern, HealthHandler, kwargs) for pattern in HEALTH_ROUTES]
     routes += iam_handlers.routes(services)
+    routes += catalog_handlers.routes(services)
     routes.append((r"/.*", S3Handler, kwargs))
-    return Application(routes, compress_response=False)
+    return Application(routes, compress_response=False, log_function=log_request)
 
 
 async def serve(settings: Settings, ready=None) -> None:

@@ -5,22 +5,26 @@ PyIceberg to prove a real client accepts it."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import threading
 import uuid
 
+import pyarrow as pa
 import pytest
 from pyiceberg.catalog.rest import CreateTableRequest, CreateViewRequest, RegisterTableRequest
-from pyiceberg.io.pyarrow import PyArrowFileIO
-from pyiceberg.manifest import (
-    MANIFEST_LIST_FILE_SCHEMAS,
-    ManifestContent,
-    ManifestFile,
-    write_manifest_list,
-)
+from pyiceberg.io import FileIO, InputFile, OutputFile
+from pyiceberg.manifest import MANIFEST_LIST_FILE_SCHEMAS, ManifestContent, ManifestFile
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
-from pyiceberg.table import CommitTableRequest, TableIdentifier
+from pyiceberg.table import (
+    CommitTableRequest,
+    CommitTableResponse,
+    CreateTableTransaction,
+    StagedTable,
+    Table,
+    TableIdentifier,
+)
 from pyiceberg.table.metadata import TableMetadataUtil
 from pyiceberg.table.refs import SnapshotRefType
 from pyiceberg.table.snapshots import Operation, Snapshot, Summary
@@ -61,7 +65,7 @@ from pyiceberg.transforms import BucketTransform, IdentityTransform
 from pyiceberg.types import IntegerType, ListType, LongType, NestedField, StringType, StructType
 from pyiceberg.view.metadata import SQLViewRepresentation, ViewMetadata, ViewRepresentation, ViewVersion
 
-from aistor_lab.store import SYSTEM_BUCKET
+from aistor_lab.store import SYSTEM_BUCKET, NoSuchKey
 from aistor_lab.store.local import LocalStore
 from aistor_lab.tables import Catalog, TableResult
 from aistor_lab.tables.documents import split_location
@@ -84,6 +88,11 @@ SCHEMA = Schema(
     NestedField(1, "id", LongType(), required=True),
     NestedField(2, "name", StringType(), required=False),
     NestedField(3, "ts", LongType(), required=False),
+)
+
+# What pyarrow tables without non-null declarations can be appended to.
+OPTIONAL_SCHEMA = Schema(
+    NestedField(1, "id", LongType(), required=False), NestedField(2, "name", StringType(), required=False)
 )
 
 
@@ -142,14 +151,17 @@ def append(catalog: Catalog, name: str, snapshot_id: int, namespace=NS, **snapsh
     head = metadata.current_snapshot_id
     snap = snapshot(
         snapshot_id,
-        metadata.last_sequence_number + 1,
+        getattr(metadata, "last_sequence_number", 0) + 1,  # v1 metadata has none
         head,
         f"{metadata.location}/metadata/snap-{snapshot_id}.avro",
         **snapshot_fields,
     )
     request = commit_request(
         name,
-        requirements=(AssertTableUUID(uuid=metadata.table_uuid), AssertRefSnapshotId(ref="main", snapshot_id=head)),
+        requirements=(
+            AssertTableUUID(uuid=metadata.table_uuid),
+            AssertRefSnapshotId(ref="main", snapshot_id=head),
+        ),
         updates=(
             AddSnapshotUpdate(snapshot=snap),
             SetSnapshotRefUpdate(ref_name="main", snapshot_id=snapshot_id, type=SnapshotRefType.BRANCH),
@@ -157,6 +169,98 @@ def append(catalog: Catalog, name: str, snapshot_id: int, namespace=NS, **snapsh
         namespace=namespace,
     )
     return catalog.tables.commit(WH, namespace, name, request)
+
+
+class StoreInput(InputFile):
+    def __init__(self, store, location: str):
+        super().__init__(location)
+        self.store = store
+
+    def __len__(self) -> int:
+        return self.store.get_object_info(*split_location(self.location)).size
+
+    def exists(self) -> bool:
+        try:
+            return len(self) >= 0
+        except NoSuchKey:
+            return False
+
+    def open(self, seekable: bool = True):
+        try:
+            return io.BytesIO(self.store.get_bytes(*split_location(self.location))[1])
+        except NoSuchKey as exc:
+            raise FileNotFoundError(self.location) from exc
+
+
+class StoreOutput(OutputFile):
+    def __init__(self, store, location: str):
+        super().__init__(location)
+        self.store = store
+
+    def __len__(self) -> int:
+        return len(self.to_input_file())
+
+    def exists(self) -> bool:
+        return self.to_input_file().exists()
+
+    def to_input_file(self) -> StoreInput:
+        return StoreInput(self.store, self.location)
+
+    def create(self, overwrite: bool = False):
+        store, location = self.store, self.location
+
+        class Upload(io.BytesIO):
+            def close(self) -> None:
+                if not self.closed:
+                    store.put_bytes(*split_location(location), self.getvalue())
+                super().close()
+
+        return Upload()
+
+
+class StoreFileIO(FileIO):
+    """PyIceberg's file access, straight into the object store (no S3 endpoint here)."""
+
+    def __init__(self, store):
+        super().__init__({})
+        self.store = store
+
+    def new_input(self, location: str) -> StoreInput:
+        return StoreInput(self.store, location)
+
+    def new_output(self, location: str) -> StoreOutput:
+        return StoreOutput(self.store, location)
+
+    def delete(self, location) -> None:
+        self.store.delete_object(*split_location(getattr(location, "location", location)))
+
+
+class InProcessRestCatalog:
+    """What PyIceberg's RestCatalog does for Table commits, minus HTTP: serialize the commit
+    request, call the catalog, parse the CommitTableResponse."""
+
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+
+    def commit_table(self, table, requirements, updates) -> CommitTableResponse:
+        *namespace, name = table.name()
+        request = CommitTableRequest(
+            identifier=TableIdentifier(namespace=namespace, name=name),
+            requirements=requirements,
+            updates=updates,
+        )
+        result = self.catalog.tables.commit(WH, namespace, name, as_dict(request))
+        return CommitTableResponse.model_validate_json(json.dumps(result.body))
+
+    def load(self, store, namespace: list[str], name: str) -> Table:
+        body = self.catalog.tables.load(WH, namespace, name).body
+        return Table((*namespace, name), parsed(body), body["metadata-location"], StoreFileIO(store), self)
+
+    def _delete_old_metadata(self, *args) -> None:
+        pass
+
+    def supports_server_side_planning(self) -> bool:
+        return False
 
 
 @pytest.fixture
@@ -217,7 +321,11 @@ def test_config_names_the_prefix_and_spec_endpoints(catalog):
     with pytest.raises(NoSuchWarehouseException) as missing:
         catalog.config("nowhere")
     assert missing.value.to_json() == {
-        "error": {"message": "Warehouse does not exist: nowhere", "type": "NoSuchWarehouseException", "code": 404}
+        "error": {
+            "message": "Warehouse does not exist: nowhere",
+            "type": "NoSuchWarehouseException",
+            "code": 404,
+        }
     }
     with pytest.raises(BadRequestException):
         catalog.config(None)
@@ -257,6 +365,45 @@ def test_namespaces_multi_level_properties_and_drop(catalog):
     assert catalog.namespaces.list(WH)["namespaces"] == [["db"]]
     with pytest.raises(NoSuchNamespaceException):
         catalog.namespaces.drop(WH, ["a"])
+
+
+def test_a_namespace_being_dropped_refuses_new_children_until_the_marker_is_stale(store, catalog):
+    key = "iceberg/catalog/lake/db/!namespace.json"
+    doc = catalog.ctx.docs.get(key)
+    catalog.ctx.docs.replace(
+        key, {**doc.body, "dropping-ms": catalog.ctx.now_ms()}, doc.etag
+    )  # a dropper died here
+    assert catalog.namespaces.load(WH, NS)["namespace"] == NS  # still exists for readers
+    with pytest.raises(NoSuchNamespaceException):
+        catalog.tables.create(WH, NS, create_request("t"))
+    assert catalog.tables.list(WH, NS)["identifiers"] == []  # the creator backed out
+    later = Catalog(store, now=lambda: catalog.ctx.now() + 120)
+    later.tables.create(WH, NS, create_request("t"))
+    assert later.tables.list(WH, NS)["identifiers"] == [{"namespace": NS, "name": "t"}]
+
+
+def test_racing_drop_and_create_never_leave_orphans(store, catalog):
+    other = Catalog(store)
+    for i in range(10):
+        namespace = [f"race{i}"]
+        catalog.namespaces.create(WH, {"namespace": namespace})
+
+        def drop_or_create(n: int, namespace=namespace):
+            if n == 0:
+                return catalog.namespaces.drop(WH, namespace)
+            return other.tables.create(WH, namespace, create_request("t"))
+
+        dropped, created = run_threads(2, drop_or_create)
+        drop_ok = not isinstance(dropped, Exception)
+        create_ok = isinstance(created, TableResult)
+        assert not (drop_ok and create_ok)
+        leftovers = [
+            o.key for o in store.list_objects(SYSTEM_BUCKET, prefix=f"iceberg/catalog/{WH}/race{i}/").objects
+        ]
+        if drop_ok:
+            assert leftovers == []
+        else:
+            assert f"iceberg/catalog/{WH}/race{i}/!namespace.json" in leftovers
 
 
 @pytest.mark.parametrize("bad", [[], [""], ["a/b"], ["tab\x1fsep"], ["x" * 256], [".."], "db"])
@@ -303,10 +450,14 @@ def test_create_reassigns_fresh_ids_and_writes_metadata(catalog, store):
     odd_schema = Schema(
         NestedField(7, "id", LongType(), required=True),
         NestedField(9, "tags", ListType(11, StringType()), required=False),
-        NestedField(4, "point", StructType(NestedField(5, "x", IntegerType()), NestedField(6, "y", IntegerType()))),
+        NestedField(
+            4, "point", StructType(NestedField(5, "x", IntegerType()), NestedField(6, "y", IntegerType()))
+        ),
         identifier_field_ids=[7],
     )
-    spec = PartitionSpec(PartitionField(source_id=7, field_id=1005, transform=BucketTransform(16), name="id_bucket"))
+    spec = PartitionSpec(
+        PartitionField(source_id=7, field_id=1005, transform=BucketTransform(16), name="id_bucket")
+    )
     order = SortOrder(SortField(source_id=7, transform=IdentityTransform(), direction=SortDirection.DESC))
     result = catalog.tables.create(
         WH, NS, create_request("fresh", schema=odd_schema, spec=spec, order=order, properties={"owner": "me"})
@@ -331,13 +482,19 @@ def test_create_reassigns_fresh_ids_and_writes_metadata(catalog, store):
 
 
 def test_create_format_versions_one_and_three(catalog):
-    v1 = catalog.tables.create(WH, NS, create_request("v1", properties={"format-version": "1"})).body["metadata"]
+    v1 = catalog.tables.create(WH, NS, create_request("v1", properties={"format-version": "1"})).body[
+        "metadata"
+    ]
     assert v1["format-version"] == 1 and "schema" in v1 and "partition-spec" in v1
     assert "last-sequence-number" not in v1 and v1["current-snapshot-id"] == -1
     assert "format-version" not in v1["properties"]
-    v3 = catalog.tables.create(WH, NS, create_request("v3", properties={"format-version": "3"})).body["metadata"]
+    v3 = catalog.tables.create(WH, NS, create_request("v3", properties={"format-version": "3"})).body[
+        "metadata"
+    ]
     assert v3["format-version"] == 3 and v3["next-row-id"] == 0 and v3["current-snapshot-id"] is None
     assert parsed({"metadata": v1}).format_version == 1 and parsed({"metadata": v3}).format_version == 3
+    v1_after = append(catalog, "v1", 1).body["metadata"]
+    assert v1_after["current-snapshot-id"] == 1 and "last-sequence-number" not in v1_after
     with pytest.raises(BadRequestException):
         catalog.tables.create(WH, NS, create_request("v9", properties={"format-version": "9"}))
 
@@ -355,7 +512,9 @@ def test_create_refusals(catalog, table):
         catalog.tables.create(WH, NS, create_request("t", location=f"s3://{WH}/"))
     inside = catalog.tables.create(WH, NS, create_request("t", location=f"s3://{WH}/custom/t/"))
     assert inside.body["metadata"]["location"] == f"s3://{WH}/custom/t"
-    bad_spec = PartitionSpec(PartitionField(source_id=99, field_id=1000, transform=IdentityTransform(), name="x"))
+    bad_spec = PartitionSpec(
+        PartitionField(source_id=99, field_id=1000, transform=IdentityTransform(), name="x")
+    )
     with pytest.raises(BadRequestException):
         catalog.tables.create(WH, NS, create_request("u", spec=bad_spec))
 
@@ -401,7 +560,9 @@ def test_stage_create_then_create_transaction_commit(catalog, store):
 def test_load_snapshot_modes_and_etags(catalog, table):
     append(catalog, table, 1)
     append(catalog, table, 2)
-    tagged = commit_request(table, updates=(SetSnapshotRefUpdate(ref_name="v1", snapshot_id=1, type=SnapshotRefType.TAG),))
+    tagged = commit_request(
+        table, updates=(SetSnapshotRefUpdate(ref_name="v1", snapshot_id=1, type=SnapshotRefType.TAG),)
+    )
     catalog.tables.commit(WH, NS, table, tagged)
     append(catalog, table, 3)
     everything = catalog.tables.load(WH, NS, table)
@@ -444,15 +605,22 @@ def test_append_updates_sequence_numbers_logs_and_refs(catalog, table, store):
 
 def test_schema_spec_and_order_evolution_with_last_added(catalog, table):
     meta = parsed(catalog.tables.load(WH, NS, table))
-    evolved = Schema(*meta.schema().fields, NestedField(4, "country", StringType(), required=False), schema_id=1)
+    evolved = Schema(
+        *meta.schema().fields, NestedField(4, "country", StringType(), required=False), schema_id=1
+    )
     request = commit_request(
         table,
-        requirements=(AssertCurrentSchemaId(current_schema_id=0), AssertLastAssignedFieldId(last_assigned_field_id=3)),
+        requirements=(
+            AssertCurrentSchemaId(current_schema_id=0),
+            AssertLastAssignedFieldId(last_assigned_field_id=3),
+        ),
         updates=(AddSchemaUpdate(schema_=evolved), SetCurrentSchemaUpdate(schema_id=-1)),
     )
     meta = parsed(catalog.tables.commit(WH, NS, table, request))
     assert meta.current_schema_id == 1 and meta.last_column_id == 4 and len(meta.schemas) == 2
-    spec = PartitionSpec(PartitionField(source_id=4, field_id=1000, transform=IdentityTransform(), name="country"))
+    spec = PartitionSpec(
+        PartitionField(source_id=4, field_id=1000, transform=IdentityTransform(), name="country")
+    )
     order = SortOrder(SortField(source_id=1, transform=IdentityTransform(), null_order=NullOrder.NULLS_LAST))
     request = commit_request(
         table,
@@ -487,10 +655,17 @@ def test_schema_spec_and_order_evolution_with_last_added(catalog, table):
         with pytest.raises(BadRequestException):
             catalog.tables.commit(WH, NS, table, commit_request(table, updates=(forbidden,)))
     with pytest.raises(BadRequestException):
-        catalog.tables.commit(WH, NS, table, commit_request(table, updates=(SetCurrentSchemaUpdate(schema_id=-1),)))
+        catalog.tables.commit(
+            WH, NS, table, commit_request(table, updates=(SetCurrentSchemaUpdate(schema_id=-1),))
+        )
     with pytest.raises(BadRequestException):  # a v3 type in a v2 table
-        v3_type = {"action": "add-schema", "schema": {"type": "struct", "fields": [
-            {"id": 9, "name": "v", "type": "variant", "required": False}]}}
+        v3_type = {
+            "action": "add-schema",
+            "schema": {
+                "type": "struct",
+                "fields": [{"id": 9, "name": "v", "type": "variant", "required": False}],
+            },
+        }
         catalog.tables.commit(WH, NS, table, {"requirements": [], "updates": [v3_type]})
 
 
@@ -498,21 +673,30 @@ def test_refs_statistics_snapshot_expiry_and_location(catalog, table):
     for sid in (1, 2, 3):
         append(catalog, table, sid)
     stats = StatisticsFile(
-        snapshot_id=3, statistics_path=f"s3://{WH}/x/stats-3.puffin", file_size_in_bytes=10,
-        file_footer_size_in_bytes=5, blob_metadata=[],
+        snapshot_id=3,
+        statistics_path=f"s3://{WH}/x/stats-3.puffin",
+        file_size_in_bytes=10,
+        file_footer_size_in_bytes=5,
+        blob_metadata=[],
     )
-    pstats = PartitionStatisticsFile(snapshot_id=1, statistics_path=f"s3://{WH}/x/p1.parquet", file_size_in_bytes=3)
+    pstats = PartitionStatisticsFile(
+        snapshot_id=1, statistics_path=f"s3://{WH}/x/p1.parquet", file_size_in_bytes=3
+    )
     request = commit_request(
         table,
         updates=(
-            SetSnapshotRefUpdate(ref_name="audit", snapshot_id=2, type=SnapshotRefType.BRANCH, max_ref_age_ms=1000),
+            SetSnapshotRefUpdate(
+                ref_name="audit", snapshot_id=2, type=SnapshotRefType.BRANCH, max_ref_age_ms=1000
+            ),
             SetSnapshotRefUpdate(ref_name="release", snapshot_id=1, type=SnapshotRefType.TAG),
             SetStatisticsUpdate(statistics=stats),
             SetPartitionStatisticsUpdate(partition_statistics=pstats),
         ),
     )
     meta = parsed(catalog.tables.commit(WH, NS, table, request))
-    assert meta.refs["audit"].snapshot_id == 2 and meta.refs["release"].snapshot_ref_type == SnapshotRefType.TAG
+    assert (
+        meta.refs["audit"].snapshot_id == 2 and meta.refs["release"].snapshot_ref_type == SnapshotRefType.TAG
+    )
     assert meta.statistics[0].snapshot_id == 3 and meta.partition_statistics[0].snapshot_id == 1
     request = commit_request(
         table,
@@ -525,19 +709,29 @@ def test_refs_statistics_snapshot_expiry_and_location(catalog, table):
     meta = parsed(catalog.tables.commit(WH, NS, table, request))
     assert "audit" not in meta.refs and meta.statistics == [] and meta.partition_statistics == []
     # expiring snapshot 1 drops the tag on it and the history before it
-    meta = parsed(catalog.tables.commit(WH, NS, table, commit_request(table, updates=(RemoveSnapshotsUpdate(snapshot_ids=[1]),))))
+    meta = parsed(
+        catalog.tables.commit(
+            WH, NS, table, commit_request(table, updates=(RemoveSnapshotsUpdate(snapshot_ids=[1]),))
+        )
+    )
     assert [s.snapshot_id for s in meta.snapshots] == [2, 3] and "release" not in meta.refs
     assert [e.snapshot_id for e in meta.snapshot_log] == [2, 3]
     # a rollback is logged at the time of the change
-    rollback = commit_request(table, updates=(SetSnapshotRefUpdate(ref_name="main", snapshot_id=2, type="branch"),))
+    rollback = commit_request(
+        table, updates=(SetSnapshotRefUpdate(ref_name="main", snapshot_id=2, type="branch"),)
+    )
     meta = parsed(catalog.tables.commit(WH, NS, table, rollback))
     assert meta.current_snapshot_id == 2 and meta.snapshot_log[-1].snapshot_id == 2
     assert meta.snapshot_log[-1].timestamp_ms == meta.last_updated_ms
     with pytest.raises(BadRequestException):
-        tag_main = commit_request(table, updates=(SetSnapshotRefUpdate(ref_name="main", snapshot_id=3, type="tag"),))
+        tag_main = commit_request(
+            table, updates=(SetSnapshotRefUpdate(ref_name="main", snapshot_id=3, type="tag"),)
+        )
         catalog.tables.commit(WH, NS, table, tag_main)
     with pytest.raises(BadRequestException):
-        unknown = commit_request(table, updates=(SetSnapshotRefUpdate(ref_name="b", snapshot_id=99, type="branch"),))
+        unknown = commit_request(
+            table, updates=(SetSnapshotRefUpdate(ref_name="b", snapshot_id=99, type="branch"),)
+        )
         catalog.tables.commit(WH, NS, table, unknown)
     moved = commit_request(table, updates=(SetLocationUpdate(location=f"s3://{WH}/moved/events"),))
     assert parsed(catalog.tables.commit(WH, NS, table, moved)).location == f"s3://{WH}/moved/events"
@@ -548,16 +742,25 @@ def test_refs_statistics_snapshot_expiry_and_location(catalog, table):
 
 def test_a_commit_that_changes_nothing_writes_nothing(catalog, table):
     before = catalog.tables.load(WH, NS, table).body["metadata-location"]
-    same = catalog.tables.commit(WH, NS, table, commit_request(table, updates=(SetPropertiesUpdate(updates={}),)))
+    same = catalog.tables.commit(
+        WH, NS, table, commit_request(table, updates=(SetPropertiesUpdate(updates={}),))
+    )
     assert same.body["metadata-location"] == before
 
 
 def test_gzip_metadata_codec(catalog, table, store):
-    request = commit_request(table, updates=(SetPropertiesUpdate(updates={"write.metadata.compression-codec": "gzip"}),))
+    request = commit_request(
+        table, updates=(SetPropertiesUpdate(updates={"write.metadata.compression-codec": "gzip"}),)
+    )
     location = catalog.tables.commit(WH, NS, table, request).body["metadata-location"]
     assert "/metadata/00001-" in location and location.endswith(".gz.metadata.json")
     bucket, key = split_location(location)
-    assert json.loads(gzip.decompress(store.get_bytes(bucket, key)[1]))["properties"]["write.metadata.compression-codec"] == "gzip"
+    assert (
+        json.loads(gzip.decompress(store.get_bytes(bucket, key)[1]))["properties"][
+            "write.metadata.compression-codec"
+        ]
+        == "gzip"
+    )
     assert parsed(catalog.tables.load(WH, NS, table)).properties["write.metadata.compression-codec"] == "gzip"
     assert parsed(append(catalog, table, 5)).current_snapshot_id == 5
 
@@ -579,7 +782,9 @@ FAILING_REQUIREMENTS = [
 def test_every_failed_requirement_is_a_409_and_changes_nothing(catalog, table, requirement):
     append(catalog, table, 1)
     before = catalog.tables.load(WH, NS, table).body
-    request = commit_request(table, requirements=(requirement,), updates=(SetPropertiesUpdate(updates={"x": "1"}),))
+    request = commit_request(
+        table, requirements=(requirement,), updates=(SetPropertiesUpdate(updates={"x": "1"}),)
+    )
     with pytest.raises(CommitFailedException) as failed:
         catalog.tables.commit(WH, NS, table, request)
     assert failed.value.code == 409 and failed.value.type == "CommitFailedException"
@@ -596,9 +801,15 @@ def test_unknown_actions_and_requirements_are_400_before_anything_else(catalog, 
         with pytest.raises(BadRequestException) as refused:
             catalog.tables.commit(WH, NS, table, request)
         assert refused.value.code == 400
+    with pytest.raises(BadRequestException):  # a table's uuid is fixed once created
+        catalog.tables.commit(
+            WH, NS, table, commit_request(table, updates=(AssignUUIDUpdate(uuid=uuid.uuid4()),))
+        )
     assert catalog.tables.load(WH, NS, table).body["metadata-location"] == before
     with pytest.raises(NoSuchTableException):
-        catalog.tables.commit(WH, NS, "missing", commit_request("missing", updates=(SetPropertiesUpdate(updates={"a": "b"}),)))
+        catalog.tables.commit(
+            WH, NS, "missing", commit_request("missing", updates=(SetPropertiesUpdate(updates={"a": "b"}),))
+        )
 
 
 def test_stale_sequence_number_is_a_409(catalog, table):
@@ -606,24 +817,36 @@ def test_stale_sequence_number_is_a_409(catalog, table):
     append(catalog, table, 2)
     stale = snapshot(3, 2, 2, f"s3://{WH}/x/snap-3.avro")  # sequence number 2 is taken
     with pytest.raises(CommitFailedException):
-        catalog.tables.commit(WH, NS, table, commit_request(table, updates=(AddSnapshotUpdate(snapshot=stale),)))
+        catalog.tables.commit(
+            WH, NS, table, commit_request(table, updates=(AddSnapshotUpdate(snapshot=stale),))
+        )
 
 
 def test_upgrade_format_version_and_encryption_keys(catalog, table):
     append(catalog, table, 1)
     with pytest.raises(BadRequestException):
-        catalog.tables.commit(WH, NS, table, commit_request(table, updates=(UpgradeFormatVersionUpdate(format_version=1),)))
-    upgraded = catalog.tables.commit(WH, NS, table, commit_request(table, updates=(UpgradeFormatVersionUpdate(format_version=3),)))
+        catalog.tables.commit(
+            WH, NS, table, commit_request(table, updates=(UpgradeFormatVersionUpdate(format_version=1),))
+        )
+    upgraded = catalog.tables.commit(
+        WH, NS, table, commit_request(table, updates=(UpgradeFormatVersionUpdate(format_version=3),))
+    )
     assert upgraded.body["metadata"]["format-version"] == 3 and upgraded.body["metadata"]["next-row-id"] == 0
     key = {"key-id": "k1", "encrypted-key-metadata": "c2VjcmV0", "properties": {"kms": "local"}}
-    added = catalog.tables.commit(WH, NS, table, {"updates": [{"action": "add-encryption-key", "encryption-key": key}]})
+    added = catalog.tables.commit(
+        WH, NS, table, {"updates": [{"action": "add-encryption-key", "encryption-key": key}]}
+    )
     assert added.body["metadata"]["encryption-keys"] == [key]
-    removed = catalog.tables.commit(WH, NS, table, {"updates": [{"action": "remove-encryption-key", "key-id": "k1"}]})
+    removed = catalog.tables.commit(
+        WH, NS, table, {"updates": [{"action": "remove-encryption-key", "key-id": "k1"}]}
+    )
     assert "encryption-keys" not in removed.body["metadata"]
 
 
 # -- v3 row lineage -------------------------------------------------------------------------
-def write_v3_manifest_list(store, location: str, snapshot_id: int, manifests: list[tuple[str, int, int, int]]):
+def write_v3_manifest_list(
+    store, location: str, snapshot_id: int, manifests: list[tuple[str, int, int, int]]
+):
     """A v3 manifest list (path, added rows, existing rows, first_row_id per data manifest)."""
     from pyiceberg.avro.file import AvroOutputFile
 
@@ -641,10 +864,21 @@ def write_v3_manifest_list(store, location: str, snapshot_id: int, manifests: li
 
     records = [
         ManifestFile.from_args(
-            _table_format_version=3, manifest_path=path, manifest_length=100, partition_spec_id=0,
-            content=ManifestContent.DATA, sequence_number=1, min_sequence_number=1, added_snapshot_id=snapshot_id,
-            added_files_count=1, existing_files_count=0, deleted_files_count=0, added_rows_count=added,
-            existing_rows_count=existing, deleted_rows_count=0, first_row_id=first,
+            _table_format_version=3,
+            manifest_path=path,
+            manifest_length=100,
+            partition_spec_id=0,
+            content=ManifestContent.DATA,
+            sequence_number=1,
+            min_sequence_number=1,
+            added_snapshot_id=snapshot_id,
+            added_files_count=1,
+            existing_files_count=0,
+            deleted_files_count=0,
+            added_rows_count=added,
+            existing_rows_count=existing,
+            deleted_rows_count=0,
+            first_row_id=first,
         )
         for path, added, existing, first in manifests
     ]
@@ -667,16 +901,29 @@ def test_v3_row_lineage(catalog, store):
     snap = snapshot(4, meta.last_sequence_number + 1, 2, manifest_list)
     request = commit_request(
         "lineage",
-        updates=(AddSnapshotUpdate(snapshot=snap), SetSnapshotRefUpdate(ref_name="main", snapshot_id=4, type="branch")),
+        updates=(
+            AddSnapshotUpdate(snapshot=snap),
+            SetSnapshotRefUpdate(ref_name="main", snapshot_id=4, type="branch"),
+        ),
     )
     meta = parsed(catalog.tables.commit(WH, NS, "lineage", request))
     assert meta.snapshot_by_id(4).first_row_id == 15 and meta.snapshot_by_id(4).added_rows == 10
     assert meta.next_row_id == 25
     # next-row-id moves even for a snapshot that is not on main
-    side = snapshot(5, meta.last_sequence_number + 1, 4, f"{meta.location}/metadata/snap-5.avro", first_row_id=25, added_rows=4)
+    side = snapshot(
+        5,
+        meta.last_sequence_number + 1,
+        4,
+        f"{meta.location}/metadata/snap-5.avro",
+        first_row_id=25,
+        added_rows=4,
+    )
     branch = commit_request(
         "lineage",
-        updates=(AddSnapshotUpdate(snapshot=side), SetSnapshotRefUpdate(ref_name="dev", snapshot_id=5, type="branch")),
+        updates=(
+            AddSnapshotUpdate(snapshot=side),
+            SetSnapshotRefUpdate(ref_name="dev", snapshot_id=5, type="branch"),
+        ),
     )
     meta = parsed(catalog.tables.commit(WH, NS, "lineage", branch))
     assert meta.next_row_id == 29 and meta.current_snapshot_id == 4
@@ -703,19 +950,82 @@ def run_threads(count: int, work) -> list:
 
 
 def test_concurrent_compatible_commits_all_land(store, catalog, table):
-    # two catalogs on one store stand for two server processes: no shared in-process lock
-    other = Catalog(store)
-    catalogs = [catalog, other]
+    # one catalog per thread stands for one server process each: no shared in-process lock
+    catalogs = [Catalog(store) for _ in range(8)]
 
     def work(i: int):
         request = commit_request(table, updates=(SetPropertiesUpdate(updates={f"k{i}": str(i)}),))
-        return catalogs[i % 2].tables.commit(WH, NS, table, request)
+        return catalogs[i].tables.commit(WH, NS, table, request)
 
     results = run_threads(8, work)
     assert all(isinstance(r, TableResult) for r in results), results
     meta = parsed(catalog.tables.load(WH, NS, table))
     assert {f"k{i}" for i in range(8)} <= set(meta.properties)
     assert len(meta.metadata_log) == 8  # every commit wrote one version on top of the previous
+
+
+def interleave_commit_before_swap(catalog: Catalog, competitor) -> list[str]:
+    """Make ``catalog``'s next commit lose its first race: right after it planned (and wrote its
+    new metadata file), ``competitor()`` commits through another catalog. Returns the locations
+    planned, in order."""
+    planned: list[str] = []
+    plan = catalog.tables.plan
+
+    def plan_then_race(*args):
+        result = plan(*args)
+        planned.append(result.metadata_location)
+        if len(planned) == 1:
+            competitor()
+        return result
+
+    catalog.tables.plan = plan_then_race
+    return planned
+
+
+def test_a_lost_race_is_replanned_on_fresh_metadata(store, catalog, table):
+    other = Catalog(store)
+    planned = interleave_commit_before_swap(
+        catalog,
+        lambda: other.tables.commit(
+            WH, NS, table, commit_request(table, updates=(SetPropertiesUpdate(updates={"theirs": "1"}),))
+        ),
+    )
+    ours = commit_request(
+        table,
+        requirements=(AssertCurrentSchemaId(current_schema_id=0),),
+        updates=(SetPropertiesUpdate(updates={"ours": "1"}),),
+    )
+    result = catalog.tables.commit(WH, NS, table, ours)
+    meta = parsed(result)
+    assert meta.properties["ours"] == "1" and meta.properties["theirs"] == "1"
+    assert len(planned) == 2 and result.body["metadata-location"] == planned[1]
+    assert "/metadata/00002-" in planned[1]
+    with pytest.raises(NoSuchKey):  # the loser's metadata file was removed
+        store.get_object_info(*split_location(planned[0]))
+
+
+def test_a_lost_race_whose_requirement_no_longer_holds_is_a_409(store, catalog, table):
+    other = Catalog(store)
+    evolved = Schema(*SCHEMA.fields, NestedField(4, "extra", StringType(), required=False))
+    interleave_commit_before_swap(
+        catalog,
+        lambda: other.tables.commit(
+            WH,
+            NS,
+            table,
+            commit_request(
+                table, updates=(AddSchemaUpdate(schema_=evolved), SetCurrentSchemaUpdate(schema_id=-1))
+            ),
+        ),
+    )
+    ours = commit_request(
+        table,
+        requirements=(AssertCurrentSchemaId(current_schema_id=0),),
+        updates=(SetPropertiesUpdate(updates={"ours": "1"}),),
+    )
+    with pytest.raises(CommitFailedException):
+        catalog.tables.commit(WH, NS, table, ours)
+    assert "ours" not in parsed(catalog.tables.load(WH, NS, table)).properties
 
 
 def test_concurrent_appends_on_the_same_head_one_wins(store, catalog, table):
@@ -728,7 +1038,10 @@ def test_concurrent_appends_on_the_same_head_one_wins(store, catalog, table):
         request = commit_request(
             table,
             requirements=(AssertRefSnapshotId(ref="main", snapshot_id=None),),
-            updates=(AddSnapshotUpdate(snapshot=snap), SetSnapshotRefUpdate(ref_name="main", snapshot_id=1000 + i, type="branch")),
+            updates=(
+                AddSnapshotUpdate(snapshot=snap),
+                SetSnapshotRefUpdate(ref_name="main", snapshot_id=1000 + i, type="branch"),
+            ),
         )
         return catalogs[i % 2].tables.commit(WH, NS, table, request)
 
@@ -761,7 +1074,11 @@ def test_transaction_is_all_or_nothing(catalog, store):
         catalog.tables.create(WH, NS, create_request(name))
     before = {n: catalog.tables.load(WH, NS, n).body["metadata-location"] for n in ("a", "b")}
     good = commit_request("a", updates=(SetPropertiesUpdate(updates={"x": "1"}),))
-    bad = commit_request("b", requirements=(AssertCurrentSchemaId(current_schema_id=9),), updates=(SetPropertiesUpdate(updates={"x": "1"}),))
+    bad = commit_request(
+        "b",
+        requirements=(AssertCurrentSchemaId(current_schema_id=9),),
+        updates=(SetPropertiesUpdate(updates={"x": "1"}),),
+    )
     with pytest.raises(CommitFailedException):
         catalog.transactions.commit(WH, {"table-changes": [good, bad]})
     missing = commit_request("zzz", updates=(SetPropertiesUpdate(updates={"x": "1"}),))
@@ -812,7 +1129,9 @@ def test_young_pending_transaction_makes_writers_wait_then_409(store, catalog, t
     prepared_but_undecided(catalog, table)
     catalog.ctx.pointers._settle_wait_s = 0.1
     with pytest.raises(CommitFailedException):
-        catalog.tables.commit(WH, NS, table, commit_request(table, updates=(SetPropertiesUpdate(updates={"a": "b"}),)))
+        catalog.tables.commit(
+            WH, NS, table, commit_request(table, updates=(SetPropertiesUpdate(updates={"a": "b"}),))
+        )
 
 
 # -- drop, rename, register -----------------------------------------------------------------
@@ -848,19 +1167,32 @@ def test_rename_within_and_across_namespaces(catalog, table):
     with pytest.raises(NoSuchTableException):
         catalog.tables.load(WH, NS, table)
     catalog.namespaces.create(WH, {"namespace": ["archive"]})
-    across = {"source": {"namespace": NS, "name": "renamed"}, "destination": {"namespace": ["archive"], "name": "old"}}
+    across = {
+        "source": {"namespace": NS, "name": "renamed"},
+        "destination": {"namespace": ["archive"], "name": "old"},
+    }
     catalog.tables.rename(WH, across)
     assert parsed(catalog.tables.load(WH, ["archive"], "old")).table_uuid == uuid_before
     assert parsed(append(catalog, "old", 1, namespace=["archive"])).current_snapshot_id == 1
     with pytest.raises(NoSuchTableException):
         catalog.tables.rename(WH, rename)
     with pytest.raises(NoSuchNamespaceException):
-        catalog.tables.rename(WH, {"source": {"namespace": ["archive"], "name": "old"},
-                                   "destination": {"namespace": ["nope"], "name": "x"}})
+        catalog.tables.rename(
+            WH,
+            {
+                "source": {"namespace": ["archive"], "name": "old"},
+                "destination": {"namespace": ["nope"], "name": "x"},
+            },
+        )
     catalog.tables.create(WH, NS, create_request("taken"))
     with pytest.raises(AlreadyExistsException):
-        catalog.tables.rename(WH, {"source": {"namespace": ["archive"], "name": "old"},
-                                   "destination": {"namespace": NS, "name": "taken"}})
+        catalog.tables.rename(
+            WH,
+            {
+                "source": {"namespace": ["archive"], "name": "old"},
+                "destination": {"namespace": NS, "name": "taken"},
+            },
+        )
 
 
 def test_register_existing_metadata(catalog, table):
@@ -883,8 +1215,14 @@ def test_register_existing_metadata(catalog, table):
 
 
 def test_report_metrics_is_accepted_for_existing_tables(catalog, table):
-    report = {"report-type": "commit-report", "table-name": f"db.{table}", "snapshot-id": 1,
-              "sequence-number": 1, "operation": "append", "metrics": {}}
+    report = {
+        "report-type": "commit-report",
+        "table-name": f"db.{table}",
+        "snapshot-id": 1,
+        "sequence-number": 1,
+        "operation": "append",
+        "metrics": {},
+    }
     assert catalog.tables.report_metrics(WH, NS, table, report) is None
     with pytest.raises(NoSuchTableException):
         catalog.tables.report_metrics(WH, NS, "missing", report)
@@ -904,10 +1242,15 @@ def view_version(sql: str, dialect: str = "spark", schema_id: int = 0) -> ViewVe
 
 
 def test_views_lifecycle(catalog, table):
-    request = as_dict(CreateViewRequest(
-        name="recent", location=None, view_schema=SCHEMA, view_version=view_version("select * from events"),
-        properties={"comment": "last day"},
-    ))
+    request = as_dict(
+        CreateViewRequest(
+            name="recent",
+            location=None,
+            view_schema=SCHEMA,
+            view_version=view_version("select * from events"),
+            properties={"comment": "last day"},
+        )
+    )
     created = catalog.views.create(WH, NS, request)
     meta = ViewMetadata.model_validate(created["metadata"])
     assert meta.current_version_id == 1 and meta.versions[0].schema_id == 0 and len(meta.version_log) == 1
@@ -927,7 +1270,10 @@ def test_views_lifecycle(catalog, table):
         "requirements": [{"type": "assert-view-uuid", "uuid": meta.view_uuid}],
         "updates": [
             as_dict(AddSchemaUpdate(schema_=evolved)),
-            {"action": "add-view-version", "view-version": as_dict(view_version("select *, day from events", schema_id=-1))},
+            {
+                "action": "add-view-version",
+                "view-version": as_dict(view_version("select *, day from events", schema_id=-1)),
+            },
             {"action": "set-current-view-version", "view-version-id": -1},
             {"action": "set-properties", "updates": {"owner": "bi"}},
         ],
@@ -944,14 +1290,21 @@ def test_views_lifecycle(catalog, table):
         catalog.views.replace(WH, NS, "recent", wrong_uuid)
     with pytest.raises(BadRequestException):
         catalog.views.replace(WH, NS, "recent", {"updates": [{"action": "add-snapshot", "snapshot": {}}]})
-    dropped_dialect = {"updates": [
-        {"action": "add-view-version", "view-version": as_dict(view_version("select 1", dialect="trino", schema_id=1))},
-        {"action": "set-current-view-version", "view-version-id": -1},
-    ]}
+    dropped_dialect = {
+        "updates": [
+            {
+                "action": "add-view-version",
+                "view-version": as_dict(view_version("select 1", dialect="trino", schema_id=1)),
+            },
+            {"action": "set-current-view-version", "view-version-id": -1},
+        ]
+    }
     with pytest.raises(BadRequestException):
         catalog.views.replace(WH, NS, "recent", dropped_dialect)
 
-    catalog.views.rename(WH, {"source": {"namespace": NS, "name": "recent"}, "destination": {"namespace": NS, "name": "daily"}})
+    catalog.views.rename(
+        WH, {"source": {"namespace": NS, "name": "recent"}, "destination": {"namespace": NS, "name": "daily"}}
+    )
     assert catalog.views.load(WH, NS, "daily")["metadata"]["view-uuid"] == meta.view_uuid
     catalog.views.drop(WH, NS, "daily")
     with pytest.raises(NoSuchViewException):
@@ -990,37 +1343,73 @@ def test_idempotency_is_shared_across_catalog_instances(store, catalog):
     assert replay == {"namespace": ["shared"], "properties": {}}
 
 
+# -- PyIceberg's own table API, end to end ------------------------------------------------
+def test_pyiceberg_table_api_end_to_end(catalog, store):
+    client = InProcessRestCatalog(catalog)
+    catalog.tables.create(WH, NS, create_request("orders", schema=OPTIONAL_SCHEMA))
+    orders = client.load(store, NS, "orders")
+    orders.append(pa.table({"id": [1, 2, 3], "name": ["a", "b", "c"]}))
+    with orders.update_schema() as update:
+        update.add_column("country", StringType())
+    with orders.update_spec() as update:
+        update.add_identity("country")
+    with orders.update_sort_order() as update:
+        update.asc("id", IdentityTransform())
+    orders.manage_snapshots().create_tag(orders.metadata.current_snapshot_id, "first").commit()
+    with orders.transaction() as tx:
+        tx.set_properties(owner="sales")
+        tx.append(pa.table({"id": [4], "name": ["d"], "country": ["nl"]}))
+
+    fresh = client.load(store, NS, "orders")
+    assert fresh.scan().to_arrow().num_rows == 4
+    assert fresh.metadata.default_spec_id == 1 and fresh.metadata.default_sort_order_id == 1
+    assert fresh.metadata.properties["owner"] == "sales" and "first" in fresh.metadata.refs
+    assert [e.snapshot_id for e in fresh.metadata.snapshot_log] == [
+        s.snapshot_id for s in fresh.metadata.snapshots
+    ]
+
+    stale = client.load(store, NS, "orders")
+    fresh.append(pa.table({"id": [5], "name": ["e"], "country": ["be"]}))
+    with pytest.raises(CommitFailedException):  # main moved under the stale client
+        stale.append(pa.table({"id": [6], "name": ["f"], "country": ["fr"]}))
+    assert client.load(store, NS, "orders").scan().to_arrow().num_rows == 5
+
+
+def test_pyiceberg_create_table_transaction(catalog, store):
+    client = InProcessRestCatalog(catalog)
+    staged_body = catalog.tables.create(
+        WH, NS, create_request("ctas2", schema=OPTIONAL_SCHEMA, stage_create=True)
+    ).body
+    staged = StagedTable(("db", "ctas2"), parsed(staged_body), None, StoreFileIO(store), client)
+    tx = CreateTableTransaction(staged)
+    tx.append(pa.table({"id": [1, 2], "name": ["x", "y"]}))
+    created = tx.commit_transaction()
+    assert created.metadata.table_uuid == parsed(staged_body).table_uuid
+    assert client.load(store, NS, "ctas2").scan().to_arrow().num_rows == 2
+
+
 # -- table-aware protection -----------------------------------------------------------------
-def test_is_referenced_covers_metadata_manifest_lists_and_manifests(catalog, table, store, tmp_path):
-    meta = parsed(catalog.tables.load(WH, NS, table))
-    manifest = f"{meta.location}/metadata/manifest-1.avro"
-    manifest_list = f"{meta.location}/metadata/snap-1.avro"
-    local = str(tmp_path / "snap-1.avro")
-    entry = ManifestFile.from_args(
-        manifest_path=manifest, manifest_length=10, partition_spec_id=0, content=ManifestContent.DATA,
-        sequence_number=1, min_sequence_number=1, added_snapshot_id=1, added_files_count=1,
-        existing_files_count=0, deleted_files_count=0, added_rows_count=5, existing_rows_count=0, deleted_rows_count=0,
-    )
-    with write_manifest_list(
-        format_version=2, output_file=PyArrowFileIO().new_output(local), snapshot_id=1, parent_snapshot_id=None,
-        sequence_number=1, avro_compression="deflate",
-    ) as writer:
-        writer.add_manifests([entry])
-    with open(local, "rb") as f:
-        store.put_bytes(*split_location(manifest_list), f.read())
-    old_metadata = catalog.tables.load(WH, NS, table).body["metadata-location"]
-    assert catalog.is_referenced(*split_location(old_metadata))
-    current = append(catalog, table, 1).body["metadata-location"]
+def test_is_referenced_covers_metadata_manifest_lists_and_manifests(catalog, store):
+    client = InProcessRestCatalog(catalog)
+    catalog.tables.create(WH, NS, create_request("guarded", schema=OPTIONAL_SCHEMA))
+    first_metadata = catalog.tables.load(WH, NS, "guarded").body["metadata-location"]
+    assert catalog.is_referenced(*split_location(first_metadata))
+    guarded = client.load(store, NS, "guarded")
+    guarded.append(pa.table({"id": [1], "name": ["a"]}))
+    current = catalog.tables.load(WH, NS, "guarded").body["metadata-location"]
+    snapshot_ = guarded.metadata.current_snapshot()
+    manifests = snapshot_.manifests(guarded.io)
+    data_file = next(iter(manifests[0].fetch_manifest_entry(guarded.io))).data_file.file_path
 
     assert catalog.is_referenced(*split_location(current))
-    assert catalog.is_referenced(*split_location(manifest_list))
-    assert catalog.is_referenced(*split_location(manifest))
-    assert not catalog.is_referenced(*split_location(old_metadata))  # superseded
-    assert not catalog.is_referenced(WH, split_location(meta.location)[1] + "/data/part-0.parquet")
+    assert catalog.is_referenced(*split_location(snapshot_.manifest_list))
+    assert all(catalog.is_referenced(*split_location(m.manifest_path)) for m in manifests)
+    assert not catalog.is_referenced(*split_location(first_metadata))  # superseded
+    assert not catalog.is_referenced(*split_location(data_file))  # data files are not covered
     assert not catalog.is_referenced(WH, "unrelated/snap-1.avro")
     assert not catalog.is_referenced("not-a-warehouse", "x.metadata.json")
-    catalog.tables.drop(WH, NS, table)
-    assert not catalog.is_referenced(*split_location(manifest))
+    catalog.tables.drop(WH, NS, "guarded")
+    assert not catalog.is_referenced(*split_location(manifests[0].manifest_path))
 
 
 def test_catalog_state_lives_in_the_system_bucket(catalog, table, store):

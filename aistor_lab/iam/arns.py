@@ -20,3 +20,10 @@ def warehouse_arn(warehouse: str) -> str:
 
 def table_arn(warehouse: str, namespace: str, table: str) -> str:
     return f"arn:aws:s3tables:::bucket/{warehouse}/table/{namespace}/{table}"
+
+
+def namespace_arn(warehouse: str, namespace: str) -> str:
+    """Every table of a namespace: the resource of namespace calls (get, list tables, create, drop).
+
+    A policy granting ``.../table/NAMESPACE/*`` thus covers the namespace and all its tables."""
+    return f"arn:aws:s3tables:::bucket/{warehouse}/table/{namespace}/*"

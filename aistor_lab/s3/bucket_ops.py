@@ -53,7 +53,6 @@ async def delete_bucket(req: S3Handler) -> None:
 
 async def head_bucket(req: S3Handler) -> None:
     await req.run_blocking(req.store.get_bucket, req.bucket)
-    req.set_header("x-amz-bucket-region", req.services.settings.region)
     req.send_empty()
 
 

@@ -60,6 +60,8 @@ class S3Handler(RequestHandler):
 
     def set_default_headers(self) -> None:
         self.set_header("Server", "aistor-lab")
+        # Clients resolve a bucket's region from this header, even on refused anonymous HEADs.
+        self.set_header("x-amz-bucket-region", self.services.settings.region)
         self.clear_header("Content-Type")
 
     async def prepare(self) -> None:

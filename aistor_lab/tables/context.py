@@ -22,7 +22,13 @@ _LOCK_STRIPES = 64
 
 
 class CatalogContext:
-    def __init__(self, store: ObjectStore, *, now: Callable[[], float] = time.time, idempotency_lifetime_s: float = 1800):
+    def __init__(
+        self,
+        store: ObjectStore,
+        *,
+        now: Callable[[], float] = time.time,
+        idempotency_lifetime_s: float = 1800,
+    ):
         self.store = store
         self.now = now
         self.docs = Documents(store)
@@ -43,17 +49,20 @@ class CatalogContext:
             yield
 
     # -- containers ----------------------------------------------------------------------
+    # A container being dropped still exists for readers; only creation inside it is refused
+    # (see containers.py).
     def warehouse(self, warehouse: str) -> Doc:
-        return self.containers.get_live(
-            layout.warehouse_key(warehouse),
-            lambda: NoSuchWarehouseException(f"Warehouse does not exist: {warehouse}"),
-        )
+        doc = self.docs.get(layout.warehouse_key(warehouse))
+        if doc is None:
+            raise NoSuchWarehouseException(f"Warehouse does not exist: {warehouse}")
+        return doc
 
     def namespace(self, warehouse: str, namespace: list[str]) -> Doc:
-        self.warehouse(warehouse)
-        return self.containers.get_live(
-            layout.namespace_key(warehouse, namespace), lambda: no_such_namespace(namespace)
-        )
+        doc = self.docs.get(layout.namespace_key(warehouse, namespace))
+        if doc is None:
+            self.warehouse(warehouse)
+            raise no_such_namespace(namespace)
+        return doc
 
     # -- locations -----------------------------------------------------------------------
     @staticmethod

@@ -76,15 +76,13 @@ class Documents:
         """Write only if the current ETag is ``etag``; the new ETag, or None when it changed."""
         return self._put(key, body, WriteCondition(if_match=etag))
 
-    def put(self, key: str, body: dict) -> str:
-        self._ready()
-        return self.store.put_bytes(SYSTEM_BUCKET, key, encode_json(body), content_type=_JSON).etag
-
     def delete(self, key: str, etag: str | None = None) -> bool:
         """Delete (only if the ETag is still ``etag`` when given); False when it changed or is gone."""
         self._ready()
         try:
-            return self.store.delete_object(SYSTEM_BUCKET, key, WriteCondition(if_match=etag) if etag else None)
+            return self.store.delete_object(
+                SYSTEM_BUCKET, key, WriteCondition(if_match=etag) if etag else None
+            )
         except (PreconditionFailed, NoSuchKey):
             return False
 
@@ -97,7 +95,9 @@ class Documents:
     def _put(self, key: str, body: dict, condition: WriteCondition) -> str | None:
         self._ready()
         try:
-            info = self.store.put_bytes(SYSTEM_BUCKET, key, encode_json(body), content_type=_JSON, condition=condition)
+            info = self.store.put_bytes(
+                SYSTEM_BUCKET, key, encode_json(body), content_type=_JSON, condition=condition
+            )
         except (PreconditionFailed, NoSuchKey):
             return None
         return info.etag
@@ -146,7 +146,9 @@ class MetadataFiles:
         data = encode_json(body)
         if location.endswith(".gz.metadata.json"):
             data = gzip.compress(data, mtime=0)
-        self.store.put_bytes(bucket, key, data, content_type=_JSON, condition=WriteCondition(if_none_match="*"))
+        self.store.put_bytes(
+            bucket, key, data, content_type=_JSON, condition=WriteCondition(if_none_match="*")
+        )
 
     def delete(self, location: str) -> None:
         bucket, key = split_location(location)

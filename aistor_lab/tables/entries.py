@@ -45,13 +45,19 @@ class Entries:
     def missing(self, kind: str, namespace: list[str], name: str) -> Callable[[], IcebergError]:
         return lambda: missing_entry(kind, namespace, name)
 
-    def list(self, warehouse: str, namespace: list[str], kind: str, page_token: str | None, page_size: int | None) -> dict:
+    def list(
+        self, warehouse: str, namespace: list[str], kind: str, page_token: str | None, page_size: int | None
+    ) -> dict:
         namespace = check_namespace(namespace)
         self.ctx.namespace(warehouse, namespace)
         prefix = layout.entries_prefix(warehouse, namespace, kind)
 
         def select(key: str) -> dict | None:
-            return {"namespace": namespace, "name": layout.entry_name(key, prefix)} if key.endswith(".json") else None
+            return (
+                {"namespace": namespace, "name": layout.entry_name(key, prefix)}
+                if key.endswith(".json")
+                else None
+            )
 
         identifiers, token = list_page(self.ctx.docs, prefix, select, page_token, page_size)
         return {"identifiers": identifiers, "next-page-token": token}

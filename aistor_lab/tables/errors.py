@@ -89,8 +89,18 @@ class ServiceUnavailableException(IcebergError):
 
 
 __all__ = [
-    "AlreadyExistsException", "BadRequestException", "CommitFailedException", "CommitStateUnknownException",
-    "IcebergError", "NamespaceNotEmptyException", "NoSuchNamespaceException", "NoSuchTableException",
-    "NoSuchViewException", "NoSuchWarehouseException", "ServiceFailureException", "ServiceUnavailableException",
-    "UnprocessableEntityException", "WarehouseNotEmptyException",
+    "AlreadyExistsException",
+    "BadRequestException",
+    "CommitFailedException",
+    "CommitStateUnknownException",
+    "IcebergError",
+    "NamespaceNotEmptyException",
+    "NoSuchNamespaceException",
+    "NoSuchTableException",
+    "NoSuchViewException",
+    "NoSuchWarehouseException",
+    "ServiceFailureException",
+    "ServiceUnavailableException",
+    "UnprocessableEntityException",
+    "WarehouseNotEmptyException",
 ]

@@ -85,7 +85,9 @@ class Idempotency:
                     break
                 continue
             if doc.body.get("operation") != operation:
-                raise UnprocessableEntityException("Idempotency-Key was already used for a different operation")
+                raise UnprocessableEntityException(
+                    "Idempotency-Key was already used for a different operation"
+                )
             if doc.body["state"] == "done":
                 return self._replay(doc.body)
             if time.monotonic() > deadline:

@@ -55,6 +55,10 @@ def assigned_row_ids(manifests: list[ManifestSummary], first_row_id: int) -> int
     highest range any data manifest of this snapshot claims (first_row_id + added + existing)."""
     end = first_row_id
     for manifest in manifests:
-        if manifest.content == DATA_CONTENT and manifest.first_row_id is not None and manifest.first_row_id >= first_row_id:
+        if (
+            manifest.content == DATA_CONTENT
+            and manifest.first_row_id is not None
+            and manifest.first_row_id >= first_row_id
+        ):
             end = max(end, manifest.first_row_id + (manifest.added_rows or 0) + (manifest.existing_rows or 0))
     return end - first_row_id

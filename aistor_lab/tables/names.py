@@ -36,7 +36,9 @@ def check_name(name: object, what: str = "name") -> str:
     if len(name.encode()) > MAX_NAME_BYTES:
         raise BadRequestException(f"Invalid {what} {name!r}: longer than {MAX_NAME_BYTES} bytes")
     if _CONTROL_RE.search(name) or "/" in name or name in (".", ".."):
-        raise BadRequestException(f"Invalid {what} {name!r}: control characters, '/', '.' and '..' are not allowed")
+        raise BadRequestException(
+            f"Invalid {what} {name!r}: control characters, '/', '.' and '..' are not allowed"
+        )
     return name
 
 

@@ -24,7 +24,11 @@ class Namespaces:
         self.ctx = ctx
 
     def list(
-        self, warehouse: str, parent: list[str] | None = None, page_token: str | None = None, page_size: int | None = None
+        self,
+        warehouse: str,
+        parent: list[str] | None = None,
+        page_token: str | None = None,
+        page_size: int | None = None,
     ) -> dict:
         """ListNamespacesResponse: the direct children of ``parent`` (top level when empty)."""
         parent = check_namespace(parent or [], allow_empty=True)
@@ -89,7 +93,9 @@ class Namespaces:
         """Refused with NamespaceNotEmptyException while it holds tables, views or namespaces."""
         namespace = check_namespace(namespace)
         self.ctx.idempotency.run(
-            idempotency_key, f"drop-namespace {warehouse} {namespace}", lambda: self._drop(warehouse, namespace)
+            idempotency_key,
+            f"drop-namespace {warehouse} {namespace}",
+            lambda: self._drop(warehouse, namespace),
         )
 
     def _drop(self, warehouse: str, namespace: list[str]) -> None:

@@ -25,7 +25,11 @@ def source_ids(field: dict) -> list[int]:
     ids = field.get("source-ids")
     if ids is None:
         ids = [field.get("source-id")]
-    if not isinstance(ids, list) or not ids or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+    if (
+        not isinstance(ids, list)
+        or not ids
+        or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids)
+    ):
         raise BadRequestException(f"Invalid source id in {field!r}")
     return ids
 
@@ -74,14 +78,17 @@ def last_field_id(spec: dict) -> int:
 
 def has_sequential_ids(spec: dict) -> bool:
     """v1 specs must number their fields 1000, 1001, ... in order."""
-    return all(f.get("field-id") == UNPARTITIONED_LAST_ID + 1 + i for i, f in enumerate(spec.get("fields", [])))
+    return all(
+        f.get("field-id") == UNPARTITIONED_LAST_ID + 1 + i for i, f in enumerate(spec.get("fields", []))
+    )
 
 
 def compatible_specs(one: dict, two: dict) -> bool:
     """Same sources, transforms and names in the same order (Java's PartitionSpec.compatibleWith)."""
     a, b = one.get("fields", []), two.get("fields", [])
     return len(a) == len(b) and all(
-        source_ids(x) == source_ids(y) and transform_name(x["transform"]) == transform_name(y["transform"])
+        source_ids(x) == source_ids(y)
+        and transform_name(x["transform"]) == transform_name(y["transform"])
         and x["name"] == y["name"]
         for x, y in zip(a, b)
     )
@@ -110,8 +117,14 @@ def normalize_sort_fields(fields: object, schema: dict | None) -> list[dict]:
 
 def same_order(one: dict, two: dict) -> bool:
     """Same sort fields, ignoring the order id (Java's SortOrder.sameOrder)."""
+
     def key(field: dict) -> tuple:
-        return (tuple(source_ids(field)), transform_name(field["transform"]), field["direction"], field["null-order"])
+        return (
+            tuple(source_ids(field)),
+            transform_name(field["transform"]),
+            field["direction"],
+            field["null-order"],
+        )
 
     a, b = one.get("fields", []), two.get("fields", [])
     return len(a) == len(b) and all(key(x) == key(y) for x, y in zip(a, b))

@@ -35,10 +35,6 @@ class Pointer:
     def metadata_location(self) -> str:
         return self.body["metadata-location"]
 
-    @property
-    def kind(self) -> str:
-        return self.body["kind"]
-
 
 class Pointers:
     def __init__(
@@ -80,7 +76,9 @@ class Pointers:
             if not doc.body.get("pending"):
                 return Pointer(key, doc.etag, doc.body)
             if not self._settle(key, doc) and time.monotonic() > deadline:
-                raise CommitFailedException("The table is locked by a multi-table transaction in progress; retry")
+                raise CommitFailedException(
+                    "The table is locked by a multi-table transaction in progress; retry"
+                )
             time.sleep(0.02)
 
     def _settle(self, key: str, doc: Doc) -> bool:
@@ -93,7 +91,11 @@ class Pointers:
                 return False
             created = self.docs.create(layout.transaction_key(pending["txn"]), {"state": ABORTED})
             state = ABORTED if created else self.decision(pending["txn"])
-        settled = pending["pointer"] if state == COMMITTED else {k: v for k, v in doc.body.items() if k != "pending"}
+        settled = (
+            pending["pointer"]
+            if state == COMMITTED
+            else {k: v for k, v in doc.body.items() if k != "pending"}
+        )
         self.docs.replace(key, settled, doc.etag)  # losing this race means someone else settled it
         return True
 

@@ -36,7 +36,9 @@ class ReferencedFiles:
         if not key.endswith(_SUFFIXES) or not self.ctx.docs.exists(layout.warehouse_key(bucket)):
             return False
         location = f"s3://{bucket}/{key}"
-        return any(location in self._referenced(metadata_location) for metadata_location in self._tables(bucket))
+        return any(
+            location in self._referenced(metadata_location) for metadata_location in self._tables(bucket)
+        )
 
     def _tables(self, warehouse: str) -> Iterator[str]:
         """The current metadata location of every table, re-reading only changed pointers."""
@@ -46,7 +48,9 @@ class ReferencedFiles:
             page = self.ctx.docs.list(prefix, start_after=start_after)
             for obj in page.objects:
                 if layout.is_table_pointer_key(obj.key):
-                    found = self._pointers.get_or_load((obj.key, obj.etag), lambda k=obj.key: self._read_pointer(k))
+                    found = self._pointers.get_or_load(
+                        (obj.key, obj.etag), lambda k=obj.key: self._read_pointer(k)
+                    )
                     if found is not None:
                         yield found
             if not page.is_truncated or not page.next_marker:
@@ -58,7 +62,9 @@ class ReferencedFiles:
         return pointer.metadata_location if pointer else None
 
     def _referenced(self, metadata_location: str) -> frozenset[str]:
-        return self._by_metadata.get_or_load(metadata_location, lambda: self._load_referenced(metadata_location))
+        return self._by_metadata.get_or_load(
+            metadata_location, lambda: self._load_referenced(metadata_location)
+        )
 
     def _load_referenced(self, metadata_location: str) -> frozenset[str]:
         metadata = normalize(self.ctx.files.read_json(metadata_location))

@@ -15,14 +15,18 @@ def _field(requirement: dict, key: str, kind: type, *, nullable: bool = False):
     if value is None and nullable:
         return None
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise BadRequestException(f"Invalid requirement {requirement.get('type')}: '{key}' is missing or invalid")
+        raise BadRequestException(
+            f"Invalid requirement {requirement.get('type')}: '{key}' is missing or invalid"
+        )
     return value
 
 
 def _table_uuid(req: dict, m: dict) -> None:
     expected = _field(req, "uuid", str)
     if expected.lower() != str(m["table-uuid"]).lower():
-        raise CommitFailedException(f"Requirement failed: UUID does not match: expected {m['table-uuid']} != {expected}")
+        raise CommitFailedException(
+            f"Requirement failed: UUID does not match: expected {m['table-uuid']} != {expected}"
+        )
 
 
 def _ref_snapshot_id(req: dict, m: dict) -> None:
@@ -34,17 +38,22 @@ def _ref_snapshot_id(req: dict, m: dict) -> None:
             raise CommitFailedException(f"Requirement failed: {ref['type']} {name} was created concurrently")
         if expected != ref["snapshot-id"]:
             raise CommitFailedException(
-                f"Requirement failed: {ref['type']} {name} has changed: expected id {expected} != {ref['snapshot-id']}"
+                f"Requirement failed: {ref['type']} {name} has changed: "
+                f"expected id {expected} != {ref['snapshot-id']}"
             )
     elif expected is not None:
-        raise CommitFailedException(f"Requirement failed: branch or tag {name} is missing, expected {expected}")
+        raise CommitFailedException(
+            f"Requirement failed: branch or tag {name} is missing, expected {expected}"
+        )
 
 
 def _equal(req_key: str, meta_key: str, what: str) -> Callable[[dict, dict], None]:
     def check(req: dict, m: dict) -> None:
         expected = _field(req, req_key, int)
         if expected != m[meta_key]:
-            raise CommitFailedException(f"Requirement failed: {what} changed: expected id {expected} != {m[meta_key]}")
+            raise CommitFailedException(
+                f"Requirement failed: {what} changed: expected id {expected} != {m[meta_key]}"
+            )
 
     return check
 
@@ -52,13 +61,17 @@ def _equal(req_key: str, meta_key: str, what: str) -> Callable[[dict, dict], Non
 _TABLE_CHECKS: dict[str, Callable[[dict, dict], None]] = {
     "assert-table-uuid": _table_uuid,
     "assert-ref-snapshot-id": _ref_snapshot_id,
-    "assert-last-assigned-field-id": _equal("last-assigned-field-id", "last-column-id", "last assigned field id"),
+    "assert-last-assigned-field-id": _equal(
+        "last-assigned-field-id", "last-column-id", "last assigned field id"
+    ),
     "assert-current-schema-id": _equal("current-schema-id", "current-schema-id", "current schema"),
     "assert-last-assigned-partition-id": _equal(
         "last-assigned-partition-id", "last-partition-id", "last assigned partition id"
     ),
     "assert-default-spec-id": _equal("default-spec-id", "default-spec-id", "default partition spec"),
-    "assert-default-sort-order-id": _equal("default-sort-order-id", "default-sort-order-id", "default sort order"),
+    "assert-default-sort-order-id": _equal(
+        "default-sort-order-id", "default-sort-order-id", "default sort order"
+    ),
 }
 
 
@@ -104,5 +117,6 @@ def check_view_requirements(requirements: object, metadata: dict) -> None:
         expected = _field(req, "uuid", str)
         if expected.lower() != str(metadata["view-uuid"]).lower():
             raise CommitFailedException(
-                f"Requirement failed: view UUID does not match: expected {metadata['view-uuid']} != {expected}"
+                "Requirement failed: view UUID does not match: "
+                f"expected {metadata['view-uuid']} != {expected}"
             )

@@ -61,8 +61,10 @@ def primitive_type_of(schema: dict, field_id: int) -> str | None:
 
 def check_schema(schema: object, format_version: int) -> dict:
     """Validate the JSON form of a schema; raises BadRequestException."""
-    if not isinstance(schema, dict) or schema.get("type", "struct") != "struct" or not isinstance(
-        schema.get("fields"), list
+    if (
+        not isinstance(schema, dict)
+        or schema.get("type", "struct") != "struct"
+        or not isinstance(schema.get("fields"), list)
     ):
         raise BadRequestException("Invalid schema: must be a struct with a list of fields")
     _check_type({**schema, "type": "struct"}, format_version)
@@ -163,7 +165,11 @@ def _comparable(type_: object) -> object:
     if isinstance(type_, list):
         return [_comparable(item) for item in type_]
     if isinstance(type_, dict):
-        return {key: _comparable(value) for key, value in type_.items() if value is not None and key != "schema-id"}
+        return {
+            key: _comparable(value)
+            for key, value in type_.items()
+            if value is not None and key != "schema-id"
+        }
     return type_
 
 

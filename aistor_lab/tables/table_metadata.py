@@ -13,10 +13,19 @@ SUPPORTED_FORMAT_VERSIONS = (1, 2, 3)
 DEFAULT_FORMAT_VERSION = 2
 ROW_LINEAGE_FORMAT_VERSION = 3
 # Properties that describe the metadata itself; never stored as table properties at creation.
-RESERVED_PROPERTIES = frozenset({
-    "format-version", "uuid", "snapshot-count", "current-snapshot-id", "current-snapshot-summary",
-    "current-snapshot-timestamp-ms", "current-schema", "default-partition-spec", "default-sort-order",
-})
+RESERVED_PROPERTIES = frozenset(
+    {
+        "format-version",
+        "uuid",
+        "snapshot-count",
+        "current-snapshot-id",
+        "current-snapshot-summary",
+        "current-snapshot-timestamp-ms",
+        "current-schema",
+        "default-partition-spec",
+        "default-sort-order",
+    }
+)
 # Set on every new table, as the Java reference does since 1.4.
 NEW_TABLE_DEFAULTS = {"write.parquet.compression-codec": "zstd"}
 
@@ -74,7 +83,14 @@ def normalize(raw: dict) -> dict:
     m["properties"] = dict(m.get("properties") or {})
     current = m.get("current-snapshot-id")
     m["current-snapshot-id"] = None if current in (None, -1) else current
-    for key in ("snapshots", "snapshot-log", "metadata-log", "statistics", "partition-statistics", "encryption-keys"):
+    for key in (
+        "snapshots",
+        "snapshot-log",
+        "metadata-log",
+        "statistics",
+        "partition-statistics",
+        "encryption-keys",
+    ):
         m[key] = list(m.get(key) or [])
     if m.get("refs") is None:
         current = m["current-snapshot-id"]
@@ -148,16 +164,23 @@ def new_table_metadata(request: dict, location: str, table_uuid: str, now_ms: in
         return field
 
     spec = request.get("partition-spec") or {"fields": []}
-    spec_fields = [remap(f, "partition field") for f in partitioning.normalize_spec_fields(spec.get("fields"), None)]
     spec_fields = [
-        {**{k: v for k, v in f.items() if k != "field-id"}, "field-id": partitioning.UNPARTITIONED_LAST_ID + 1 + i}
+        remap(f, "partition field") for f in partitioning.normalize_spec_fields(spec.get("fields"), None)
+    ]
+    spec_fields = [
+        {
+            **{k: v for k, v in f.items() if k != "field-id"},
+            "field-id": partitioning.UNPARTITIONED_LAST_ID + 1 + i,
+        }
         for i, f in enumerate(spec_fields)
     ]
     fresh_spec = {"spec-id": 0, "fields": spec_fields}
     partitioning.check_spec_against(fresh_spec, fresh_schema)
 
     order = request.get("write-order") or {"fields": []}
-    order_fields = [remap(f, "sort field") for f in partitioning.normalize_sort_fields(order.get("fields"), None)]
+    order_fields = [
+        remap(f, "sort field") for f in partitioning.normalize_sort_fields(order.get("fields"), None)
+    ]
     order_id = 1 if order_fields else partitioning.UNSORTED_ORDER_ID
     fresh_order = {"order-id": order_id, "fields": order_fields}
     partitioning.check_order_against(fresh_order, fresh_schema)
@@ -165,14 +188,28 @@ def new_table_metadata(request: dict, location: str, table_uuid: str, now_ms: in
     stored = dict(NEW_TABLE_DEFAULTS)
     stored.update({k: v for k, v in properties.items() if k not in RESERVED_PROPERTIES})
     m = {
-        "format-version": version, "table-uuid": table_uuid, "location": location,
-        "last-sequence-number": 0, "last-updated-ms": now_ms, "last-column-id": last_column_id,
-        "current-schema-id": 0, "schemas": [fresh_schema],
-        "default-spec-id": 0, "partition-specs": [fresh_spec],
+        "format-version": version,
+        "table-uuid": table_uuid,
+        "location": location,
+        "last-sequence-number": 0,
+        "last-updated-ms": now_ms,
+        "last-column-id": last_column_id,
+        "current-schema-id": 0,
+        "schemas": [fresh_schema],
+        "default-spec-id": 0,
+        "partition-specs": [fresh_spec],
         "last-partition-id": partitioning.last_field_id(fresh_spec),
-        "default-sort-order-id": order_id, "sort-orders": [fresh_order],
-        "properties": stored, "current-snapshot-id": None, "refs": {}, "snapshots": [],
-        "statistics": [], "partition-statistics": [], "snapshot-log": [], "metadata-log": [], "encryption-keys": [],
+        "default-sort-order-id": order_id,
+        "sort-orders": [fresh_order],
+        "properties": stored,
+        "current-snapshot-id": None,
+        "refs": {},
+        "snapshots": [],
+        "statistics": [],
+        "partition-statistics": [],
+        "snapshot-log": [],
+        "metadata-log": [],
+        "encryption-keys": [],
     }
     if version >= ROW_LINEAGE_FORMAT_VERSION:
         m["next-row-id"] = 0

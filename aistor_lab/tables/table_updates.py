@@ -32,12 +32,28 @@ _PREVIOUS_VERSIONS_MAX_DEFAULT = 100
 def empty_metadata(format_version: int = DEFAULT_FORMAT_VERSION) -> dict:
     """What a create transaction starts from (Java's TableMetadata.buildFromEmpty)."""
     m = {
-        "format-version": format_version, "table-uuid": str(uuidlib.uuid4()), "location": None,
-        "last-sequence-number": 0, "last-updated-ms": 0, "last-column-id": 0,
-        "current-schema-id": 0, "schemas": [], "default-spec-id": 0, "partition-specs": [],
-        "last-partition-id": partitioning.UNPARTITIONED_LAST_ID, "default-sort-order-id": 0, "sort-orders": [],
-        "properties": {}, "current-snapshot-id": None, "refs": {}, "snapshots": [], "statistics": [],
-        "partition-statistics": [], "snapshot-log": [], "metadata-log": [], "encryption-keys": [],
+        "format-version": format_version,
+        "table-uuid": str(uuidlib.uuid4()),
+        "location": None,
+        "last-sequence-number": 0,
+        "last-updated-ms": 0,
+        "last-column-id": 0,
+        "current-schema-id": 0,
+        "schemas": [],
+        "default-spec-id": 0,
+        "partition-specs": [],
+        "last-partition-id": partitioning.UNPARTITIONED_LAST_ID,
+        "default-sort-order-id": 0,
+        "sort-orders": [],
+        "properties": {},
+        "current-snapshot-id": None,
+        "refs": {},
+        "snapshots": [],
+        "statistics": [],
+        "partition-statistics": [],
+        "snapshot-log": [],
+        "metadata-log": [],
+        "encryption-keys": [],
     }
     if format_version >= ROW_LINEAGE_FORMAT_VERSION:
         m["next-row-id"] = 0
@@ -268,7 +284,9 @@ class TableMetadataBuilder:
         snapshot_id = _require(snapshot, "snapshot-id", int, "add-snapshot")
         _require(snapshot, "timestamp-ms", int, "add-snapshot")
         if not self.m["schemas"] or not self.m["partition-specs"] or not self.m["sort-orders"]:
-            raise BadRequestException("Attempting to add a snapshot before a schema, spec and sort order are added")
+            raise BadRequestException(
+                "Attempting to add a snapshot before a schema, spec and sort order are added"
+            )
         if snapshot_id in by_id(self.m["snapshots"], "snapshot-id"):
             raise BadRequestException(f"Snapshot already exists for id: {snapshot_id}")
         version = self.m["format-version"]
@@ -293,10 +311,15 @@ class TableMetadataBuilder:
         """v3: the snapshot's first-row-id is the table's next-row-id (assigned when the client
         left it out); next-row-id then moves past every row id the snapshot can have assigned."""
         next_row_id = self.m["next-row-id"]
-        first_row_id = snapshot.setdefault("first-row-id", next_row_id)
-        if not isinstance(first_row_id, int) or first_row_id < next_row_id:
+        if snapshot.get("first-row-id") is None:
+            snapshot["first-row-id"] = next_row_id
+        first_row_id = snapshot["first-row-id"]
+        if not isinstance(first_row_id, int):
+            raise BadRequestException(f"Invalid first-row-id: {first_row_id!r}")
+        if first_row_id < next_row_id:
             raise CommitFailedException(
-                f"Cannot add a snapshot, first-row-id is behind table next-row-id: {first_row_id} < {next_row_id}"
+                "Cannot add a snapshot, first-row-id is behind table next-row-id: "
+                f"{first_row_id} < {next_row_id}; retry with fresh metadata"
             )
         if snapshot.get("added-rows") is None:
             snapshot["added-rows"] = self._added_rows_for(snapshot)
@@ -333,7 +356,9 @@ class TableMetadataBuilder:
             if self._last_updated_ms is None:
                 self._last_updated_ms = self._now_ms()
             # a rollback to an existing snapshot is logged at the time of the change
-            when = snapshot["timestamp-ms"] if snapshot_id in self._added_snapshot_ids else self._last_updated_ms
+            when = (
+                snapshot["timestamp-ms"] if snapshot_id in self._added_snapshot_ids else self._last_updated_ms
+            )
             self.m["snapshot-log"].append({"timestamp-ms": when, "snapshot-id": snapshot_id})
             self._main_set_to.append(snapshot_id)
         self.m["refs"][name] = ref
@@ -387,10 +412,14 @@ class TableMetadataBuilder:
 
     # -- statistics and encryption keys --------------------------------------------------
     def _set_statistics_in(self, list_key: str, statistics: object, action: str) -> None:
-        if not isinstance(statistics, dict) or not isinstance(statistics.get("snapshot-id"), int) or not isinstance(
-            statistics.get("statistics-path"), str
+        if (
+            not isinstance(statistics, dict)
+            or not isinstance(statistics.get("snapshot-id"), int)
+            or not isinstance(statistics.get("statistics-path"), str)
         ):
-            raise BadRequestException(f"Invalid {action} update: statistics need snapshot-id and statistics-path")
+            raise BadRequestException(
+                f"Invalid {action} update: statistics need snapshot-id and statistics-path"
+            )
         others = [s for s in self.m[list_key] if s.get("snapshot-id") != statistics["snapshot-id"]]
         self.m[list_key] = others + [statistics]
         self.changed = True
@@ -419,7 +448,9 @@ class TableMetadataBuilder:
     def _add_encryption_key(self, update: dict) -> None:
         key = _require(update, "encryption-key", dict, "add-encryption-key")
         if not isinstance(key.get("key-id"), str) or not isinstance(key.get("encrypted-key-metadata"), str):
-            raise BadRequestException("Invalid encryption key: key-id and encrypted-key-metadata are required")
+            raise BadRequestException(
+                "Invalid encryption key: key-id and encrypted-key-metadata are required"
+            )
         if any(k["key-id"] == key["key-id"] for k in self.m["encryption-keys"]):
             return
         self.m["encryption-keys"].append(copy.deepcopy(key))
@@ -444,7 +475,9 @@ class TableMetadataBuilder:
         spec = by_id(m["partition-specs"], "spec-id").get(m["default-spec-id"])
         order = by_id(m["sort-orders"], "order-id").get(m["default-sort-order-id"])
         if spec is None or order is None:
-            raise BadRequestException("Invalid table metadata: a default partition spec and sort order are required")
+            raise BadRequestException(
+                "Invalid table metadata: a default partition spec and sort order are required"
+            )
         partitioning.check_spec_against(spec, schema)
         partitioning.check_order_against(order, schema)
         if m["location"] is None:
@@ -457,7 +490,9 @@ class TableMetadataBuilder:
 
     def _metadata_log(self) -> list[dict]:
         try:
-            keep = max(1, int(self.m["properties"].get(_PREVIOUS_VERSIONS_MAX, _PREVIOUS_VERSIONS_MAX_DEFAULT)))
+            keep = max(
+                1, int(self.m["properties"].get(_PREVIOUS_VERSIONS_MAX, _PREVIOUS_VERSIONS_MAX_DEFAULT))
+            )
         except ValueError:
             keep = _PREVIOUS_VERSIONS_MAX_DEFAULT
         log = list(self.base["metadata-log"])[-(keep - 1) :] if keep > 1 else []  # type: ignore[index]
@@ -467,7 +502,9 @@ class TableMetadataBuilder:
         """Drop entries of snapshots added and superseded within this commit, and (after removals)
         everything before a removed snapshot so the history has no gaps (Java's updateSnapshotLog)."""
         current = self.m["current-snapshot-id"]
-        intermediate = {sid for sid in self._main_set_to if sid in self._added_snapshot_ids and sid != current}
+        intermediate = {
+            sid for sid in self._main_set_to if sid in self._added_snapshot_ids and sid != current
+        }
         log = self.m["snapshot-log"]
         if not intermediate and not self._removed_snapshots:
             return log
@@ -480,7 +517,9 @@ class TableMetadataBuilder:
             elif self._removed_snapshots:
                 new_log.clear()
         if current in live and (not new_log or new_log[-1]["snapshot-id"] != current):
-            raise BadRequestException("Cannot set invalid snapshot log: latest entry is not the current snapshot")
+            raise BadRequestException(
+                "Cannot set invalid snapshot log: latest entry is not the current snapshot"
+            )
         return new_log
 
 

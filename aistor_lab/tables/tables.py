@@ -31,8 +31,12 @@ SNAPSHOT_MODES = ("all", "refs")
 
 
 def pointer_body(metadata: dict, metadata_location: str) -> dict:
-    return {"kind": TABLE, "uuid": metadata["table-uuid"], "metadata-location": metadata_location,
-            "location": metadata["location"]}
+    return {
+        "kind": TABLE,
+        "uuid": metadata["table-uuid"],
+        "metadata-location": metadata_location,
+        "location": metadata["location"],
+    }
 
 
 def _result(metadata_location: str | None, metadata: dict, snapshots: str = "all") -> TableResult:
@@ -46,7 +50,13 @@ class Tables:
         self.entries = entries
 
     # -- reading -------------------------------------------------------------------------
-    def list(self, warehouse: str, namespace: list[str], page_token: str | None = None, page_size: int | None = None) -> dict:
+    def list(
+        self,
+        warehouse: str,
+        namespace: list[str],
+        page_token: str | None = None,
+        page_size: int | None = None,
+    ) -> dict:
         """ListTablesResponse."""
         return self.entries.list(warehouse, namespace, TABLE, page_token, page_size)
 
@@ -75,13 +85,10 @@ class Tables:
         """Returns when the table exists; raises NoSuchTableException otherwise."""
         self.entries.current(warehouse, namespace, name, TABLE)
 
-    def current_metadata(self, warehouse: str, namespace: list[str], name: str) -> tuple[str, dict]:
-        """(metadata location, metadata in internal form) of a table, for other services."""
-        pointer = self.entries.current(warehouse, namespace, name, TABLE)
-        return pointer.metadata_location, normalize(self.ctx.files.read_json_or_fail(pointer.metadata_location))
-
     # -- creating ------------------------------------------------------------------------
-    def create(self, warehouse: str, namespace: list[str], request: dict, *, idempotency_key: str | None = None) -> TableResult:
+    def create(
+        self, warehouse: str, namespace: list[str], request: dict, *, idempotency_key: str | None = None
+    ) -> TableResult:
         """CreateTableResponse. With ``stage-create`` the metadata is returned without a
         metadata-location and nothing is written: the client commits it with assert-create."""
         namespace = check_namespace(namespace)
@@ -106,7 +113,9 @@ class Tables:
 
     def _write_new(self, warehouse: str, namespace: list[str], name: str, metadata: dict) -> TableResult:
         checker = self.ctx.location_checker(warehouse)
-        metadata_location = metadata_file_location(metadata["location"], metadata["properties"], None, checker)
+        metadata_location = metadata_file_location(
+            metadata["location"], metadata["properties"], None, checker
+        )
         serialized = serialize(metadata)
         write_metadata(self.ctx, metadata_location, serialized)
         try:
@@ -116,7 +125,9 @@ class Tables:
             raise
         return _result(metadata_location, serialized)
 
-    def register(self, warehouse: str, namespace: list[str], request: dict, *, idempotency_key: str | None = None) -> TableResult:
+    def register(
+        self, warehouse: str, namespace: list[str], request: dict, *, idempotency_key: str | None = None
+    ) -> TableResult:
         """Register an existing metadata file (inside the warehouse) as a table; with ``overwrite``
         an existing table of that name is re-pointed."""
         namespace = check_namespace(namespace)
@@ -151,7 +162,13 @@ class Tables:
 
     # -- committing ----------------------------------------------------------------------
     def commit(
-        self, warehouse: str, namespace: list[str], name: str, request: dict, *, idempotency_key: str | None = None
+        self,
+        warehouse: str,
+        namespace: list[str],
+        name: str,
+        request: dict,
+        *,
+        idempotency_key: str | None = None,
     ) -> TableResult:
         """CommitTableResponse. A create transaction (assert-create) creates the table."""
         namespace = check_namespace(namespace)
@@ -165,13 +182,17 @@ class Tables:
             action = lambda: self._commit_create(warehouse, namespace, name, updates)
         else:
             action = lambda: self._commit(warehouse, namespace, name, requirements, updates)
-        return self.ctx.idempotency.run(idempotency_key, f"commit-table {warehouse} {namespace} {name}", action)
+        return self.ctx.idempotency.run(
+            idempotency_key, f"commit-table {warehouse} {namespace} {name}", action
+        )
 
     def _commit_create(self, warehouse: str, namespace: list[str], name: str, updates: list) -> TableResult:
-        version = check_format_version(next(
-            (u.get("format-version") for u in updates if u.get("action") == "upgrade-format-version"),
-            DEFAULT_FORMAT_VERSION,
-        ))
+        version = check_format_version(
+            next(
+                (u.get("format-version") for u in updates if u.get("action") == "upgrade-format-version"),
+                DEFAULT_FORMAT_VERSION,
+            )
+        )
         builder = self._builder(warehouse, None, None, format_version=version, is_create=True)
         builder.apply_all(updates)
         if builder.m["location"] is None:
@@ -184,7 +205,9 @@ class Tables:
         except AlreadyExistsException as exc:
             raise CommitFailedException("Requirement failed: table already exists") from exc
 
-    def _commit(self, warehouse: str, namespace: list[str], name: str, requirements: list, updates: list) -> TableResult:
+    def _commit(
+        self, warehouse: str, namespace: list[str], name: str, requirements: list, updates: list
+    ) -> TableResult:
         planned = commit_with_retries(
             self.ctx,
             self.entries.key(warehouse, namespace, name, TABLE),
@@ -231,12 +254,20 @@ class Tables:
         try:
             manifests = read_manifest_list(location, self.ctx.files.read_bytes(location))
         except (StoreError, OSError, ValueError) as exc:
-            raise BadRequestException(f"added-rows is missing and the manifest list is unreadable: {exc}") from exc
+            raise BadRequestException(
+                f"added-rows is missing and the manifest list is unreadable: {exc}"
+            ) from exc
         return assigned_row_ids(manifests, snapshot["first-row-id"])
 
     # -- removing and renaming -----------------------------------------------------------
     def drop(
-        self, warehouse: str, namespace: list[str], name: str, *, purge: bool = False, idempotency_key: str | None = None
+        self,
+        warehouse: str,
+        namespace: list[str],
+        name: str,
+        *,
+        purge: bool = False,
+        idempotency_key: str | None = None,
     ) -> None:
         """Remove the table from the catalog; with ``purge`` also delete every file under its location
         (skipped, with a warning, if another table's location overlaps it)."""
@@ -258,7 +289,9 @@ class Tables:
         for other in self.table_locations(warehouse):
             other_bucket, other_key = split_location(other)
             other_prefix = other_key.rstrip("/") + "/"
-            if other_bucket == bucket and (other_prefix.startswith(prefix) or prefix.startswith(other_prefix)):
+            if other_bucket == bucket and (
+                other_prefix.startswith(prefix) or prefix.startswith(other_prefix)
+            ):
                 log.warning("not purging %s: it overlaps the location of another table (%s)", location, other)
                 return
         self.ctx.files.delete_prefix(bucket, prefix)
@@ -285,7 +318,9 @@ class Tables:
     def rename(self, warehouse: str, request: dict, *, idempotency_key: str | None = None) -> None:
         """RenameTableRequest: ``source`` and ``destination`` identifiers (namespaces may differ)."""
         self.ctx.idempotency.run(
-            idempotency_key, f"rename-table {warehouse} {request!r}", lambda: self.entries.rename(warehouse, request, TABLE)
+            idempotency_key,
+            f"rename-table {warehouse} {request!r}",
+            lambda: self.entries.rename(warehouse, request, TABLE),
         )
 
     def report_metrics(self, warehouse: str, namespace: list[str], name: str, request: dict) -> None:
@@ -294,4 +329,3 @@ class Tables:
             raise BadRequestException("Invalid metrics report: report-type is required")
         self.exists(warehouse, namespace, name)
         log.debug("metrics report for %s.%s: %s", ".".join(namespace), name, request.get("report-type"))
-

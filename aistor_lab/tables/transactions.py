@@ -45,7 +45,9 @@ class Transactions:
         """CommitTransactionRequest: ``table-changes``, each with an identifier; all or nothing."""
         changes = self._parse(warehouse, request)
         self.ctx.idempotency.run(
-            idempotency_key, f"commit-transaction {warehouse} {sorted(changes)}", lambda: self._commit(warehouse, changes)
+            idempotency_key,
+            f"commit-transaction {warehouse} {sorted(changes)}",
+            lambda: self._commit(warehouse, changes),
         )
 
     def _parse(self, warehouse: str, request: dict) -> dict[str, tuple[list[str], str, dict]]:
@@ -58,7 +60,9 @@ class Transactions:
             namespace, name = parse_identifier(change["identifier"])
             key = layout.entry_key(warehouse, namespace, name, TABLE)
             if key in changes:
-                raise BadRequestException(f"Invalid transaction: {'.'.join([*namespace, name])} appears twice")
+                raise BadRequestException(
+                    f"Invalid transaction: {'.'.join([*namespace, name])} appears twice"
+                )
             check_table_requirement_types(change.get("requirements") or [])
             check_update_actions(change.get("updates") or [])
             if is_create(change.get("requirements") or []):
@@ -78,7 +82,9 @@ class Transactions:
                 return
             self._discard(plans)
             backoff(attempt)
-        raise CommitFailedException("Transaction lost the race against concurrent commits too many times; retry")
+        raise CommitFailedException(
+            "Transaction lost the race against concurrent commits too many times; retry"
+        )
 
     def _plan_all(self, warehouse: str, changes: dict) -> list[tuple[Pointer, Planned]]:
         plans: list[tuple[Pointer, Planned]] = []
@@ -88,7 +94,9 @@ class Transactions:
                 pointer = self.ctx.pointers.settled(key)
                 if pointer is None:
                     raise missing_entry(TABLE, namespace, name)
-                planned = self.tables.plan(warehouse, pointer, change.get("requirements") or [], change.get("updates") or [])
+                planned = self.tables.plan(
+                    warehouse, pointer, change.get("requirements") or [], change.get("updates") or []
+                )
                 if planned.pointer_body is not None:
                     plans.append((pointer, planned))
         except BaseException:
@@ -115,7 +123,11 @@ class Transactions:
             self._undo(prepared)
             self._discard(plans)
             raise ServiceFailureException(f"Transaction not committed, the store failed: {exc}") from exc
-        decision = {"state": COMMITTED, "tables": [p.key for p, _, _ in prepared], "since-ms": self.ctx.now_ms()}
+        decision = {
+            "state": COMMITTED,
+            "tables": [p.key for p, _, _ in prepared],
+            "since-ms": self.ctx.now_ms(),
+        }
         try:
             decided = self.ctx.docs.create(layout.transaction_key(txn_id), decision)
         except (StoreError, OSError) as exc:
@@ -124,7 +136,9 @@ class Transactions:
             self._undo(prepared)
             self._discard(plans)
             raise CommitFailedException("Transaction was aborted while committing (too slow); retry")
-        finalized = [self._finalize(pointer.key, planned.pointer_body, etag) for pointer, planned, etag in prepared]
+        finalized = [
+            self._finalize(pointer.key, planned.pointer_body, etag) for pointer, planned, etag in prepared
+        ]
         if all(finalized):  # no pointer names the decision any more
             self.ctx.docs.delete(layout.transaction_key(txn_id), decided)
         return True

@@ -32,7 +32,9 @@ def _check_version(version: object, now_ms: int) -> dict:
     if not isinstance(version.get("default-namespace"), list):
         raise BadRequestException("Invalid view version: default-namespace is required")
     reps = version.get("representations")
-    if not isinstance(reps, list) or not all(isinstance(r, dict) and isinstance(r.get("type"), str) for r in reps):
+    if not isinstance(reps, list) or not all(
+        isinstance(r, dict) and isinstance(r.get("type"), str) for r in reps
+    ):
         raise BadRequestException("Invalid view version: representations must be a list of typed objects")
     dialects = set()
     for rep in reps:
@@ -41,7 +43,9 @@ def _check_version(version: object, now_ms: int) -> dict:
                 raise BadRequestException("Invalid SQL representation: sql and dialect are required")
             dialect = rep["dialect"].lower()
             if dialect in dialects:
-                raise BadRequestException(f"Invalid view version: Cannot add multiple queries for dialect {dialect}")
+                raise BadRequestException(
+                    f"Invalid view version: Cannot add multiple queries for dialect {dialect}"
+                )
             dialects.add(dialect)
     return version
 
@@ -56,7 +60,15 @@ def _same_version(one: dict, two: dict) -> bool:
 
 
 def serialize_view(m: dict) -> dict:
-    keys = ("view-uuid", "format-version", "location", "schemas", "current-version-id", "versions", "version-log")
+    keys = (
+        "view-uuid",
+        "format-version",
+        "location",
+        "schemas",
+        "current-version-id",
+        "versions",
+        "version-log",
+    )
     out = {key: m[key] for key in keys}
     out["properties"] = m["properties"]
     return out
@@ -77,10 +89,20 @@ def normalize_view(raw: dict) -> dict:
 class ViewMetadataBuilder:
     def __init__(self, base: dict | None, *, now_ms: Callable[[], int], check_location: Callable[[str], str]):
         self.base = base
-        self.m = copy.deepcopy(base) if base else {
-            "view-uuid": None, "format-version": VIEW_FORMAT_VERSION, "location": None, "schemas": [],
-            "current-version-id": None, "versions": [], "version-log": [], "properties": {},
-        }
+        self.m = (
+            copy.deepcopy(base)
+            if base
+            else {
+                "view-uuid": None,
+                "format-version": VIEW_FORMAT_VERSION,
+                "location": None,
+                "schemas": [],
+                "current-version-id": None,
+                "versions": [],
+                "version-log": [],
+                "properties": {},
+            }
+        )
         self._now_ms = now_ms
         self._check_location = check_location
         self.changed = False
@@ -213,11 +235,14 @@ class ViewMetadataBuilder:
             m["version-log"].append(self._history_entry)
         current = next(v for v in m["versions"] if v["version-id"] == m["current-version-id"])
         if self.base is not None and m["properties"].get(_DROP_DIALECT_ALLOWED, "false").lower() != "true":
-            previous = next(v for v in self.base["versions"] if v["version-id"] == self.base["current-version-id"])
+            previous = next(
+                v for v in self.base["versions"] if v["version-id"] == self.base["current-version-id"]
+            )
             if not _dialects(previous) <= _dialects(current):
                 raise BadRequestException(
                     f"Cannot replace view due to loss of view dialects ({_DROP_DIALECT_ALLOWED}=false): "
-                    f"previous dialects {sorted(_dialects(previous))}, new dialects {sorted(_dialects(current))}"
+                    f"previous dialects {sorted(_dialects(previous))}, "
+                    f"new dialects {sorted(_dialects(current))}"
                 )
         self._expire_versions(current)
         return m
@@ -260,7 +285,13 @@ _VIEW_HANDLERS: dict[str, Callable[[ViewMetadataBuilder, dict], None]] = {
 def new_view_metadata(request: dict, location: str, view_uuid: str, now_ms: int) -> dict:
     """The first metadata of a view from a CreateViewRequest: schema id 0, version id 1."""
     builder = ViewMetadataBuilder(None, now_ms=lambda: now_ms, check_location=lambda loc: loc)
-    builder.m.update({"view-uuid": view_uuid, "location": location, "properties": check_properties(request.get("properties"))})
+    builder.m.update(
+        {
+            "view-uuid": view_uuid,
+            "location": location,
+            "properties": check_properties(request.get("properties")),
+        }
+    )
     schema_id = builder.add_schema(request.get("schema"))
     version = request.get("view-version")
     if not isinstance(version, dict):

@@ -13,8 +13,12 @@ from .view_metadata import ViewMetadataBuilder, new_view_metadata, normalize_vie
 
 
 def _pointer_body(metadata: dict, metadata_location: str) -> dict:
-    return {"kind": VIEW, "uuid": metadata["view-uuid"], "metadata-location": metadata_location,
-            "location": metadata["location"]}
+    return {
+        "kind": VIEW,
+        "uuid": metadata["view-uuid"],
+        "metadata-location": metadata_location,
+        "location": metadata["location"],
+    }
 
 
 def _result(metadata_location: str, metadata: dict) -> dict:
@@ -26,11 +30,19 @@ class Views:
         self.ctx = ctx
         self.entries = entries
 
-    def list(self, warehouse: str, namespace: list[str], page_token: str | None = None, page_size: int | None = None) -> dict:
+    def list(
+        self,
+        warehouse: str,
+        namespace: list[str],
+        page_token: str | None = None,
+        page_size: int | None = None,
+    ) -> dict:
         """ListTablesResponse of the views in a namespace."""
         return self.entries.list(warehouse, namespace, VIEW, page_token, page_size)
 
-    def create(self, warehouse: str, namespace: list[str], request: dict, *, idempotency_key: str | None = None) -> dict:
+    def create(
+        self, warehouse: str, namespace: list[str], request: dict, *, idempotency_key: str | None = None
+    ) -> dict:
         """LoadViewResult of a new view (schema id 0, version id 1)."""
         namespace = check_namespace(namespace)
         if not isinstance(request, dict):
@@ -70,7 +82,13 @@ class Views:
         self.entries.current(warehouse, namespace, name, VIEW)
 
     def replace(
-        self, warehouse: str, namespace: list[str], name: str, request: dict, *, idempotency_key: str | None = None
+        self,
+        warehouse: str,
+        namespace: list[str],
+        name: str,
+        request: dict,
+        *,
+        idempotency_key: str | None = None,
     ) -> dict:
         """CommitViewRequest (requirements: assert-view-uuid) -> LoadViewResult."""
         namespace = check_namespace(namespace)
@@ -87,7 +105,9 @@ class Views:
             )
             return _result(planned.metadata_location, planned.metadata)
 
-        return self.ctx.idempotency.run(idempotency_key, f"replace-view {warehouse} {namespace} {name}", replace)
+        return self.ctx.idempotency.run(
+            idempotency_key, f"replace-view {warehouse} {namespace} {name}", replace
+        )
 
     def _plan(self, warehouse: str, pointer: Pointer, requirements: list, updates: list) -> Planned:
         base = normalize_view(self.ctx.files.read_json_or_fail(pointer.metadata_location))
@@ -103,7 +123,9 @@ class Views:
         write_metadata(self.ctx, location, serialized)
         return Planned(location, serialized, _pointer_body(metadata, location))
 
-    def drop(self, warehouse: str, namespace: list[str], name: str, *, idempotency_key: str | None = None) -> None:
+    def drop(
+        self, warehouse: str, namespace: list[str], name: str, *, idempotency_key: str | None = None
+    ) -> None:
         namespace = check_namespace(namespace)
         self.ctx.idempotency.run(
             idempotency_key,
@@ -113,5 +135,7 @@ class Views:
 
     def rename(self, warehouse: str, request: dict, *, idempotency_key: str | None = None) -> None:
         self.ctx.idempotency.run(
-            idempotency_key, f"rename-view {warehouse} {request!r}", lambda: self.entries.rename(warehouse, request, VIEW)
+            idempotency_key,
+            f"rename-view {warehouse} {request!r}",
+            lambda: self.entries.rename(warehouse, request, VIEW),
         )

@@ -17,7 +17,12 @@ from .table_metadata import check_properties
 
 
 def _public(body: dict) -> dict:
-    return {"name": body["name"], "uuid": body["uuid"], "created-ms": body["created-ms"], "properties": body["properties"]}
+    return {
+        "name": body["name"],
+        "uuid": body["uuid"],
+        "created-ms": body["created-ms"],
+        "properties": body["properties"],
+    }
 
 
 class Warehouses:
@@ -30,15 +35,21 @@ class Warehouses:
             raise BadRequestException("Invalid request: expected an object with a name")
         name = check_warehouse_name(request.get("name"))
         properties = check_properties(request.get("properties"))
-        return self.ctx.idempotency.run(idempotency_key, f"create-warehouse {name}", lambda: self._create(name, properties))
+        return self.ctx.idempotency.run(
+            idempotency_key, f"create-warehouse {name}", lambda: self._create(name, properties)
+        )
 
     def _create(self, name: str, properties: dict) -> dict:
         try:
             self.ctx.store.create_bucket(name)
         except BucketAlreadyOwnedByYou:
             pass
-        body = {"name": name, "uuid": self.ctx.new_location(name)[0], "created-ms": self.ctx.now_ms(),
-                "properties": properties}
+        body = {
+            "name": name,
+            "uuid": self.ctx.new_location(name)[0],
+            "created-ms": self.ctx.now_ms(),
+            "properties": properties,
+        }
         if self.ctx.docs.create(layout.warehouse_key(name), body) is None:
             raise AlreadyExistsException(f"Warehouse already exists: {name}")
         return _public(body)

@@ -1,0 +1,398 @@
+"""The Iceberg REST catalog over HTTP at /_iceberg: routes, SigV4 (signing name s3tables), the
+s3tables IAM actions, and the spec's error model. Each handler maps one route to catalog calls.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+
+from tornado.ioloop import IOLoop
+from tornado.web import RequestHandler
+
+from ..auth import AuthError, verify_request
+from ..iam.arns import namespace_arn, table_arn, warehouse_arn
+from .errors import BadRequestException, IcebergError
+
+log = logging.getLogger(__name__)
+
+SIGNING_NAME = "s3tables"
+NAMESPACE_SEPARATOR = "\x1f"  # multi-level namespaces travel as one path segment joined by %1F
+ALL_WAREHOUSES = "arn:aws:s3tables:::bucket/*"
+
+
+class NotAuthorized(IcebergError):
+    type = "NotAuthorizedException"
+    code = 401
+
+
+class Forbidden(IcebergError):
+    type = "ForbiddenException"
+    code = 403
+
+
+class NoSuchEndpoint(IcebergError):
+    type = "NoSuchEndpointException"
+    code = 404
+
+
+class CatalogHandler(RequestHandler):
+    """Authenticates every request, runs catalog calls on the thread pool, speaks the ErrorModel."""
+
+    SUPPORTED_METHODS = ("GET", "HEAD", "POST", "DELETE")
+
+    def initialize(self, services) -> None:
+        self.services = services
+        self.catalog = services.catalog
+
+    def set_default_headers(self) -> None:
+        self.set_header("Server", "aistor-lab")
+        self.set_header("Content-Type", "application/json")
+
+    def prepare(self) -> None:
+        try:
+            auth = verify_request(
+                self.request.method,
+                self.request.path,
+                self.request.query,
+                self.request.headers,
+                self.services.iam.secret_for,
+                service=SIGNING_NAME,
+                max_skew=self.services.settings.max_clock_skew_seconds,
+                body=self.request.body,
+            )
+        except AuthError as exc:
+            self.send_catalog_error(NotAuthorized(f"{exc.code}: {exc.message}"))
+            return
+        self.access_key = auth.access_key
+
+    def authorize(self, action: str, resource: str) -> None:
+        if not self.services.iam.is_allowed(self.access_key, action, resource, {"aws:username": self.access_key}):
+            raise Forbidden(f"Access denied: {action} on {resource}")
+
+    def json_body(self) -> dict:
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except ValueError as exc:
+            raise BadRequestException(f"Malformed JSON request body: {exc}") from None
+        if not isinstance(body, dict):
+            raise BadRequestException("The request body must be a JSON object")
+        return body
+
+    @property
+    def idempotency_key(self) -> str | None:
+        return self.request.headers.get("Idempotency-Key")
+
+    def page(self) -> dict:
+        size = self.get_query_argument("pageSize", None)
+        if size is not None and (not size.isdigit() or int(size) < 1):
+            raise BadRequestException(f"Invalid pageSize: {size!r}")
+        return {"page_token": self.get_query_argument("pageToken", None), "page_size": int(size) if size else None}
+
+    async def call(self, fn, *args, **kwargs):
+        return await IOLoop.current().run_in_executor(self.services.executor, functools.partial(fn, *args, **kwargs))
+
+    def reply(self, body: dict | None, status: int = 200) -> None:
+        self.set_status(status)
+        if body is None or status == 204:
+            self.clear_header("Content-Type")
+            self.finish()
+        else:
+            self.finish(json.dumps(body))
+
+    def send_catalog_error(self, error: IcebergError) -> None:
+        self.clear()
+        self.set_status(error.code)
+        if self.request.method == "HEAD":
+            self.clear_header("Content-Type")
+            self.finish()
+        else:
+            self.finish(json.dumps(error.to_json()))
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        exc = kwargs.get("exc_info", (None, None))[1]
+        if isinstance(exc, IcebergError):
+            self.send_catalog_error(exc)
+            return
+        if status_code >= 500:
+            log.error("catalog request failed: %s %s", self.request.method, self.request.path, exc_info=kwargs.get("exc_info"))
+        error = IcebergError("Internal server error") if status_code >= 500 else BadRequestException(self._reason)
+        error.code = status_code
+        self.send_catalog_error(error)
+
+    def log_exception(self, typ, value, tb) -> None:
+        if not isinstance(value, IcebergError):
+            super().log_exception(typ, value, tb)
+
+
+def split_namespace(value: str) -> list[str]:
+    return value.split(NAMESPACE_SEPARATOR)
+
+
+def dotted(namespace: list[str]) -> str:
+    return ".".join(namespace)
+
+
+class ConfigHandler(CatalogHandler):
+    async def get(self) -> None:
+        warehouse = self.get_query_argument("warehouse", None)
+        if warehouse:
+            self.authorize("s3tables:GetTableBucket", warehouse_arn(warehouse))
+        self.reply(await self.call(self.catalog.config, warehouse))
+
+
+class WarehousesHandler(CatalogHandler):
+    async def get(self) -> None:
+        self.authorize("s3tables:ListTableBuckets", ALL_WAREHOUSES)
+        self.reply(await self.call(self.catalog.warehouses.list, **self.page()))
+
+    async def post(self) -> None:
+        body = self.json_body()
+        self.authorize("s3tables:CreateTableBucket", warehouse_arn(str(body.get("name"))))
+        self.reply(await self.call(self.catalog.warehouses.create, body, idempotency_key=self.idempotency_key))
+
+
+class WarehouseHandler(CatalogHandler):
+    async def get(self, warehouse: str) -> None:
+        self.authorize("s3tables:GetTableBucket", warehouse_arn(warehouse))
+        self.reply(await self.call(self.catalog.warehouses.get, warehouse))
+
+    async def delete(self, warehouse: str) -> None:
+        self.authorize("s3tables:DeleteTableBucket", warehouse_arn(warehouse))
+        await self.call(self.catalog.warehouses.delete, warehouse, idempotency_key=self.idempotency_key)
+        self.reply(None, 204)
+
+
+class NamespacesHandler(CatalogHandler):
+    async def get(self, prefix: str) -> None:
+        self.authorize("s3tables:ListNamespaces", warehouse_arn(prefix))
+        parent = self.get_query_argument("parent", None)
+        result = await self.call(
+            self.catalog.namespaces.list, prefix, split_namespace(parent) if parent else None, **self.page()
+        )
+        self.reply(result)
+
+    async def post(self, prefix: str) -> None:
+        self.authorize("s3tables:CreateNamespace", warehouse_arn(prefix))
+        body = self.json_body()
+        self.reply(await self.call(self.catalog.namespaces.create, prefix, body, idempotency_key=self.idempotency_key))
+
+
+class NamespaceHandler(CatalogHandler):
+    async def get(self, prefix: str, namespace: str) -> None:
+        levels = split_namespace(namespace)
+        self.authorize("s3tables:GetNamespace", namespace_arn(prefix, dotted(levels)))
+        self.reply(await self.call(self.catalog.namespaces.load, prefix, levels))
+
+    async def head(self, prefix: str, namespace: str) -> None:
+        levels = split_namespace(namespace)
+        self.authorize("s3tables:GetNamespace", namespace_arn(prefix, dotted(levels)))
+        await self.call(self.catalog.namespaces.exists, prefix, levels)
+        self.reply(None, 204)
+
+    async def delete(self, prefix: str, namespace: str) -> None:
+        levels = split_namespace(namespace)
+        self.authorize("s3tables:DeleteNamespace", namespace_arn(prefix, dotted(levels)))
+        await self.call(self.catalog.namespaces.drop, prefix, levels, idempotency_key=self.idempotency_key)
+        self.reply(None, 204)
+
+
+class NamespacePropertiesHandler(CatalogHandler):
+    async def post(self, prefix: str, namespace: str) -> None:
+        levels = split_namespace(namespace)
+        self.authorize("s3tables:UpdateNamespaceProperties", namespace_arn(prefix, dotted(levels)))
+        result = await self.call(
+            self.catalog.namespaces.update_properties, prefix, levels, self.json_body(),
+            idempotency_key=self.idempotency_key,
+        )
+        self.reply(result)
+
+
+class TablesHandler(CatalogHandler):
+    async def get(self, prefix: str, namespace: str) -> None:
+        levels = split_namespace(namespace)
+        self.authorize("s3tables:ListTables", namespace_arn(prefix, dotted(levels)))
+        self.reply(await self.call(self.catalog.tables.list, prefix, levels, **self.page()))
+
+    async def post(self, prefix: str, namespace: str) -> None:
+        levels = split_namespace(namespace)
+        body = self.json_body()
+        self.authorize("s3tables:CreateTable", table_arn(prefix, dotted(levels), str(body.get("name"))))
+        result = await self.call(self.catalog.tables.create, prefix, levels, body, idempotency_key=self.idempotency_key)
+        self.send_table(result)
+
+    def send_table(self, result) -> None:
+        self.set_header("ETag", result.etag)
+        self.reply(result.body)
+
+
+class TableHandler(TablesHandler):
+    def _resource(self, prefix: str, namespace: str, table: str) -> tuple[list[str], str]:
+        levels = split_namespace(namespace)
+        return levels, table_arn(prefix, dotted(levels), table)
+
+    async def get(self, prefix: str, namespace: str, table: str) -> None:
+        levels, arn = self._resource(prefix, namespace, table)
+        self.authorize("s3tables:GetTable", arn)
+        result = await self.call(
+            self.catalog.tables.load, prefix, levels, table,
+            snapshots=self.get_query_argument("snapshots", "all"),
+            if_none_match=self.request.headers.get("If-None-Match"),
+        )
+        if result.body is None:
+            self.set_header("ETag", result.etag)
+            self.reply(None, 304)
+            return
+        self.send_table(result)
+
+    async def head(self, prefix: str, namespace: str, table: str) -> None:
+        levels, arn = self._resource(prefix, namespace, table)
+        self.authorize("s3tables:GetTable", arn)
+        await self.call(self.catalog.tables.exists, prefix, levels, table)
+        self.reply(None, 204)
+
+    async def post(self, prefix: str, namespace: str, table: str) -> None:
+        levels, arn = self._resource(prefix, namespace, table)
+        self.authorize("s3tables:UpdateTableMetadataLocation", arn)
+        result = await self.call(
+            self.catalog.tables.commit, prefix, levels, table, self.json_body(), idempotency_key=self.idempotency_key
+        )
+        self.send_table(result)
+
+    async def delete(self, prefix: str, namespace: str, table: str) -> None:
+        levels, arn = self._resource(prefix, namespace, table)
+        self.authorize("s3tables:DeleteTable", arn)
+        # PyIceberg sends purgeRequested=True (Python's spelling); take any case of true.
+        purge = self.get_query_argument("purgeRequested", "false").strip().lower() == "true"
+        await self.call(
+            self.catalog.tables.drop, prefix, levels, table, purge=purge, idempotency_key=self.idempotency_key
+        )
+        self.reply(None, 204)
+
+
+class MetricsHandler(CatalogHandler):
+    async def post(self, prefix: str, namespace: str, table: str) -> None:
+        levels = split_namespace(namespace)
+        self.authorize("s3tables:GetTable", table_arn(prefix, dotted(levels), table))
+        await self.call(self.catalog.tables.report_metrics, prefix, levels, table, self.json_body())
+        self.reply(None, 204)
+
+
+class RegisterHandler(TablesHandler):
+    async def post(self, prefix: str, namespace: str) -> None:
+        levels = split_namespace(namespace)
+        body = self.json_body()
+        self.authorize("s3tables:CreateTable", table_arn(prefix, dotted(levels), str(body.get("name"))))
+        result = await self.call(self.catalog.tables.register, prefix, levels, body, idempotency_key=self.idempotency_key)
+        self.send_table(result)
+
+
+def _identifier_arn(prefix: str, identifier) -> str:
+    if not isinstance(identifier, dict) or not isinstance(identifier.get("namespace"), list):
+        raise BadRequestException("Invalid identifier: expected {namespace: [...], name: ...}")
+    return table_arn(prefix, dotted(identifier["namespace"]), str(identifier.get("name")))
+
+
+class RenameHandler(CatalogHandler):
+    """Tables and views share one name space: renaming needs the right on both names."""
+
+    def initialize(self, services, kind: str) -> None:
+        super().initialize(services)
+        self.kind = kind
+
+    async def post(self, prefix: str) -> None:
+        body = self.json_body()
+        action = "s3tables:RenameTable" if self.kind == "table" else "s3tables:RenameView"
+        self.authorize(action, _identifier_arn(prefix, body.get("source")))
+        self.authorize(action, _identifier_arn(prefix, body.get("destination")))
+        service = self.catalog.tables if self.kind == "table" else self.catalog.views
+        await self.call(service.rename, prefix, body, idempotency_key=self.idempotency_key)
+        self.reply(None, 204)
+
+
+class TransactionsHandler(CatalogHandler):
+    async def post(self, prefix: str) -> None:
+        body = self.json_body()
+        changes = body.get("table-changes")
+        if not isinstance(changes, list):
+            raise BadRequestException("Invalid transaction: table-changes must be a list")
+        for change in changes:
+            arn = _identifier_arn(prefix, change.get("identifier") if isinstance(change, dict) else None)
+            self.authorize("s3tables:UpdateTableMetadataLocation", arn)
+        await self.call(self.catalog.transactions.commit, prefix, body, idempotency_key=self.idempotency_key)
+        self.reply(None, 204)
+
+
+class ViewsHandler(CatalogHandler):
+    async def get(self, prefix: str, namespace: str) -> None:
+        levels = split_namespace(namespace)
+        self.authorize("s3tables:ListViews", namespace_arn(prefix, dotted(levels)))
+        self.reply(await self.call(self.catalog.views.list, prefix, levels, **self.page()))
+
+    async def post(self, prefix: str, namespace: str) -> None:
+        levels = split_namespace(namespace)
+        body = self.json_body()
+        self.authorize("s3tables:CreateView", table_arn(prefix, dotted(levels), str(body.get("name"))))
+        self.reply(await self.call(self.catalog.views.create, prefix, levels, body, idempotency_key=self.idempotency_key))
+
+
+class ViewHandler(CatalogHandler):
+    async def get(self, prefix: str, namespace: str, view: str) -> None:
+        levels = split_namespace(namespace)
+        self.authorize("s3tables:GetView", table_arn(prefix, dotted(levels), view))
+        self.reply(await self.call(self.catalog.views.load, prefix, levels, view))
+
+    async def head(self, prefix: str, namespace: str, view: str) -> None:
+        levels = split_namespace(namespace)
+        self.authorize("s3tables:GetView", table_arn(prefix, dotted(levels), view))
+        await self.call(self.catalog.views.exists, prefix, levels, view)
+        self.reply(None, 204)
+
+    async def post(self, prefix: str, namespace: str, view: str) -> None:
+        levels = split_namespace(namespace)
+        self.authorize("s3tables:UpdateViewMetadataLocation", table_arn(prefix, dotted(levels), view))
+        result = await self.call(
+            self.catalog.views.replace, prefix, levels, view, self.json_body(), idempotency_key=self.idempotency_key
+        )
+        self.reply(result)
+
+    async def delete(self, prefix: str, namespace: str, view: str) -> None:
+        levels = split_namespace(namespace)
+        self.authorize("s3tables:DeleteView", table_arn(prefix, dotted(levels), view))
+        await self.call(self.catalog.views.drop, prefix, levels, view, idempotency_key=self.idempotency_key)
+        self.reply(None, 204)
+
+
+class UnknownEndpointHandler(CatalogHandler):
+    def _unknown(self, *_args) -> None:
+        raise NoSuchEndpoint(f"No such catalog endpoint: {self.request.method} {self.request.path}")
+
+    get = head = post = delete = _unknown
+
+
+def routes(services) -> list:
+    base = r"/_iceberg/v1"
+    prefix = base + r"/(?P<prefix>[^/]+)"
+    namespace = prefix + r"/namespaces/(?P<namespace>[^/]+)"
+    kwargs = {"services": services}
+    table = [
+        (base + r"/config", ConfigHandler),
+        (base + r"/warehouses", WarehousesHandler),
+        (base + r"/warehouses/(?P<warehouse>[^/]+)", WarehouseHandler),
+        (prefix + r"/namespaces", NamespacesHandler),
+        (namespace, NamespaceHandler),
+        (namespace + r"/properties", NamespacePropertiesHandler),
+        (namespace + r"/tables", TablesHandler),
+        (namespace + r"/tables/(?P<table>[^/]+)", TableHandler),
+        (namespace + r"/tables/(?P<table>[^/]+)/metrics", MetricsHandler),
+        (namespace + r"/register", RegisterHandler),
+        (prefix + r"/transactions/commit", TransactionsHandler),
+        (namespace + r"/views", ViewsHandler),
+        (namespace + r"/views/(?P<view>[^/]+)", ViewHandler),
+    ]
+    specs = [(pattern, handler, kwargs) for pattern, handler in table]
+    specs.append((prefix + r"/tables/rename", RenameHandler, {**kwargs, "kind": "table"}))
+    specs.append((prefix + r"/views/rename", RenameHandler, {**kwargs, "kind": "view"}))
+    specs.append((r"/_iceberg(?:/.*)?", UnknownEndpointHandler, kwargs))
+    return specs
