@@ -60,12 +60,15 @@ class S3Handler(RequestHandler):
 
     def set_default_headers(self) -> None:
         self.set_header("Server", "aistor-lab")
-        # Clients resolve a bucket's region from this header, even on refused anonymous HEADs.
-        self.set_header("x-amz-bucket-region", self.services.settings.region)
         self.clear_header("Content-Type")
 
-    async def prepare(self) -> None:
+    def _set_common_headers(self) -> None:
         self.set_header("x-amz-request-id", self.request_id)
+        # Clients resolve a bucket's region from this header, even on refused anonymous HEADs.
+        self.set_header("x-amz-bucket-region", self.services.settings.region)
+
+    async def prepare(self) -> None:
+        self._set_common_headers()
         try:
             self.bucket, self.key = split_path(self.request.path)
             self.query = dict(parse_qsl(self.request.query, keep_blank_values=True))
@@ -171,7 +174,7 @@ class S3Handler(RequestHandler):
             self.request.connection.close()
             return
         self.clear()
-        self.set_header("x-amz-request-id", self.request_id)
+        self._set_common_headers()
         self.set_status(error.status)
         if self.request.method == "HEAD" or error.status == 304:
             self.finish()
