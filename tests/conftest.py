@@ -47,17 +47,45 @@ def bucket(s3):
     return name
 
 
-def signed_call(server, method: str, path: str, body=b"", headers=None, credentials=None):
-    """One raw SigV4-signed request, for what client libraries will not send; returns the response."""
-    from botocore.auth import S3SigV4Auth
+def signed_call(server, method: str, path: str, body=b"", headers=None, credentials=None, service="s3"):
+    """One raw SigV4-signed request, for what client libraries will not send; returns the response.
+    S3 requests are signed as S3 clients do; others (s3tables) as botocore's SigV4Auth does."""
+    from botocore.auth import S3SigV4Auth, SigV4Auth
     from botocore.awsrequest import AWSRequest
     from botocore.credentials import Credentials
     from botocore.httpsession import URLLib3Session
 
     request = AWSRequest(method=method, url=f"{server.endpoint}{path}", data=body, headers=headers or {})
-    signer = S3SigV4Auth(Credentials(*(credentials or (ROOT_USER, ROOT_PASSWORD))), "s3", "us-east-1")
+    credentials = Credentials(*(credentials or (ROOT_USER, ROOT_PASSWORD)))
+    signer = S3SigV4Auth(credentials, "s3", "us-east-1") if service == "s3" else SigV4Auth(credentials, service, "local")
     signer.add_auth(request)
     return URLLib3Session().send(request.prepare())
+
+
+def catalog_call(server, method: str, path: str, body=None, credentials=None, headers=None):
+    """A SigV4 (s3tables) request to the Iceberg REST catalog; returns (status, JSON or None)."""
+    data = b"" if body is None else body if isinstance(body, bytes | str) else json.dumps(body)
+    response = signed_call(server, method, f"/_iceberg{path}", data, headers=headers, credentials=credentials,
+                           service="s3tables")
+    return response.status_code, (json.loads(response.content) if response.content else None)
+
+
+def seed_catalog_properties(server, warehouse: str, access_key: str = ROOT_USER, secret_key: str = ROOT_PASSWORD):
+    """The PyIceberg configuration of the product documentation, with the host changed."""
+    return {
+        "uri": f"{server.endpoint}/_iceberg",
+        "warehouse": warehouse,
+        "rest.sigv4-enabled": "true",
+        "rest.signing-name": "s3tables",
+        "rest.signing-region": "local",
+        "client.region": "local",
+        "client.access-key-id": access_key,
+        "client.secret-access-key": secret_key,
+        "s3.endpoint": server.endpoint,
+        "s3.path-style-access": "true",
+        "s3.access-key-id": access_key,
+        "s3.secret-access-key": secret_key,
+    }
 
 
 def admin_call(server, method: str, path: str, body=None, credentials=None):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+from urllib.parse import parse_qs
 
 from tornado.ioloop import IOLoop
 from tornado.web import RequestHandler
@@ -80,15 +81,21 @@ class CatalogHandler(RequestHandler):
             raise BadRequestException("The request body must be a JSON object")
         return body
 
+    def query(self, name: str, default: str | None = None) -> str | None:
+        """A query parameter, decoded as sent: tornado's own accessors turn control characters such as
+        the %1F namespace separator into spaces."""
+        values = parse_qs(self.request.query, keep_blank_values=True).get(name)
+        return values[-1] if values else default
+
     @property
     def idempotency_key(self) -> str | None:
         return self.request.headers.get("Idempotency-Key")
 
     def page(self) -> dict:
-        size = self.get_query_argument("pageSize", None)
+        size = self.query("pageSize")
         if size is not None and (not size.isdigit() or int(size) < 1):
             raise BadRequestException(f"Invalid pageSize: {size!r}")
-        return {"page_token": self.get_query_argument("pageToken", None), "page_size": int(size) if size else None}
+        return {"page_token": self.query("pageToken"), "page_size": int(size) if size else None}
 
     async def call(self, fn, *args, **kwargs):
         return await IOLoop.current().run_in_executor(self.services.executor, functools.partial(fn, *args, **kwargs))
@@ -136,7 +143,7 @@ def dotted(namespace: list[str]) -> str:
 
 class ConfigHandler(CatalogHandler):
     async def get(self) -> None:
-        warehouse = self.get_query_argument("warehouse", None)
+        warehouse = self.query("warehouse")
         if warehouse:
             self.authorize("s3tables:GetTableBucket", warehouse_arn(warehouse))
         self.reply(await self.call(self.catalog.config, warehouse))
@@ -167,7 +174,7 @@ class WarehouseHandler(CatalogHandler):
 class NamespacesHandler(CatalogHandler):
     async def get(self, prefix: str) -> None:
         self.authorize("s3tables:ListNamespaces", warehouse_arn(prefix))
-        parent = self.get_query_argument("parent", None)
+        parent = self.query("parent")
         result = await self.call(
             self.catalog.namespaces.list, prefix, split_namespace(parent) if parent else None, **self.page()
         )
@@ -237,7 +244,7 @@ class TableHandler(TablesHandler):
         self.authorize("s3tables:GetTable", arn)
         result = await self.call(
             self.catalog.tables.load, prefix, levels, table,
-            snapshots=self.get_query_argument("snapshots", "all"),
+            snapshots=self.query("snapshots", "all"),
             if_none_match=self.request.headers.get("If-None-Match"),
         )
         if result.body is None:
@@ -264,7 +271,7 @@ class TableHandler(TablesHandler):
         levels, arn = self._resource(prefix, namespace, table)
         self.authorize("s3tables:DeleteTable", arn)
         # PyIceberg sends purgeRequested=True (Python's spelling); take any case of true.
-        purge = self.get_query_argument("purgeRequested", "false").strip().lower() == "true"
+        purge = self.query("purgeRequested", "false").strip().lower() == "true"
         await self.call(
             self.catalog.tables.drop, prefix, levels, table, purge=purge, idempotency_key=self.idempotency_key
         )

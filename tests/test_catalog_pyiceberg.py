@@ -1,0 +1,303 @@
+"""AIStor Tables driven by PyIceberg, unchanged, with the configuration of the product documentation."""
+
+from __future__ import annotations
+
+import datetime
+import threading
+import time
+import uuid
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+import requests
+from pyiceberg.catalog import load_catalog
+from pyiceberg.exceptions import (
+    CommitFailedException,
+    ForbiddenError,
+    NamespaceNotEmptyError,
+    NoSuchTableError,
+)
+from pyiceberg.partitioning import PartitionField, PartitionSpec
+from pyiceberg.schema import Schema
+from pyiceberg.transforms import DayTransform, IdentityTransform
+from pyiceberg.types import IntegerType, LongType, NestedField, StringType, TimestampType
+
+from .conftest import admin_call, catalog_call, make_s3_client, seed_catalog_properties, signed_call
+
+WAREHOUSE = "analytics"
+SCHEMA = Schema(
+    NestedField(1, "id", LongType(), required=True),
+    NestedField(2, "name", StringType(), required=False),
+)
+ARROW_SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("name", pa.string())])
+
+
+def rows(ids, names=None) -> pa.Table:
+    names = names or [f"name-{i}" for i in ids]
+    return pa.table({"id": pa.array(ids, pa.int64()), "name": names}, schema=ARROW_SCHEMA)
+
+
+@pytest.fixture(scope="module")
+def catalog(server):
+    status, body = catalog_call(server, "POST", "/v1/warehouses", {"name": WAREHOUSE})
+    assert status in (200, 409), body
+    return load_catalog("aistor", **seed_catalog_properties(server, WAREHOUSE))
+
+
+@pytest.fixture
+def namespace(catalog):
+    name = f"ns_{uuid.uuid4().hex[:8]}"
+    catalog.create_namespace(name)
+    return name
+
+
+def test_warehouse_api_and_config(server, catalog):
+    status, listed = catalog_call(server, "GET", "/v1/warehouses")
+    assert status == 200 and WAREHOUSE in listed["warehouses"]
+    status, config = catalog_call(server, "GET", f"/v1/config?warehouse={WAREHOUSE}")
+    assert status == 200 and config["overrides"]["prefix"] == WAREHOUSE
+    assert "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}" in config["endpoints"]
+    status, error = catalog_call(server, "GET", "/v1/config?warehouse=no-such-warehouse")
+    assert status == 404 and error["error"]["code"] == 404
+    # a warehouse is a bucket
+    assert WAREHOUSE in [b["Name"] for b in make_s3_client(server.endpoint).list_buckets()["Buckets"]]
+
+
+def test_seed_quickstart_create_insert_query(catalog, namespace):
+    table = catalog.create_table(f"{namespace}.mytable", schema=SCHEMA)
+    assert (namespace, "mytable") in catalog.list_tables(namespace)
+    table.append(rows([1, 2, 3]))
+    result = catalog.load_table(f"{namespace}.mytable").scan().to_arrow().sort_by("id")
+    assert result.column("id").to_pylist() == [1, 2, 3]
+    assert table.location().startswith(f"s3://{WAREHOUSE}/")
+    # unique locations: s3://WAREHOUSE/<uuid>/
+    assert uuid.UUID(table.location().removeprefix(f"s3://{WAREHOUSE}/").strip("/").split("/")[0])
+
+
+def test_overwrite_delete_and_time_travel(catalog, namespace):
+    table = catalog.create_table(f"{namespace}.events", schema=SCHEMA)
+    table.append(rows([1, 2, 3]))
+    first = table.current_snapshot()
+    time.sleep(0.01)
+    after_first_ms = int(time.time() * 1000)
+    time.sleep(0.01)
+    table.overwrite(rows([10, 20]))
+    table.delete(delete_filter="id == 10")
+    assert table.scan().to_arrow().column("id").to_pylist() == [20]
+    assert sorted(table.scan(snapshot_id=first.snapshot_id).to_arrow().column("id").to_pylist()) == [1, 2, 3]
+    as_of = table.snapshot_as_of_timestamp(after_first_ms)
+    assert as_of.snapshot_id == first.snapshot_id
+    assert len(catalog.load_table(f"{namespace}.events").history()) == len(table.metadata.snapshot_log)
+
+
+def test_schema_evolution(catalog, namespace):
+    schema = Schema(NestedField(1, "id", IntegerType(), required=True), NestedField(2, "name", StringType()))
+    table = catalog.create_table(f"{namespace}.evolving", schema=schema)
+    with table.update_schema() as update:
+        update.add_column("score", LongType())
+        update.rename_column("name", "full_name")
+        update.update_column("id", field_type=LongType())
+    with table.update_schema() as update:
+        update.delete_column("score")
+    loaded = catalog.load_table(f"{namespace}.evolving")
+    assert [f.name for f in loaded.schema().fields] == ["id", "full_name"]
+    assert loaded.schema().find_field("id").field_type == LongType()
+    assert len(loaded.schemas()) == 3
+    loaded.append(pa.table({"id": pa.array([7], pa.int64()), "full_name": ["x"]},
+                           schema=pa.schema([pa.field("id", pa.int64(), False), pa.field("full_name", pa.string())])))
+    assert loaded.scan().to_arrow().column("full_name").to_pylist() == ["x"]
+
+
+def test_partitioned_table_and_partition_evolution(catalog, namespace):
+    schema = Schema(NestedField(1, "id", LongType(), required=True), NestedField(2, "ts", TimestampType()),
+                    NestedField(3, "region", StringType()))
+    spec = PartitionSpec(PartitionField(source_id=3, field_id=1000, transform=IdentityTransform(), name="region"))
+    table = catalog.create_table(f"{namespace}.sales", schema=schema, partition_spec=spec)
+    data = pa.table({
+        "id": pa.array([1, 2, 3], pa.int64()),
+        "ts": pa.array([datetime.datetime(2024, 3, d) for d in (1, 2, 3)], pa.timestamp("us")),
+        "region": ["eu", "us", "eu"],
+    }, schema=pa.schema([pa.field("id", pa.int64(), False), pa.field("ts", pa.timestamp("us")),
+                         pa.field("region", pa.string())]))
+    table.append(data)
+    with table.update_spec() as update:
+        update.add_field("ts", DayTransform(), "ts_day")
+    table.append(data)
+    loaded = catalog.load_table(f"{namespace}.sales")
+    assert len(loaded.specs()) == 2 and loaded.spec().spec_id == 1
+    eu = loaded.scan(row_filter="region == 'eu'").to_arrow()
+    assert eu.num_rows == 4
+    assert set(pc.unique(eu.column("region")).to_pylist()) == {"eu"}
+
+
+def test_multi_level_namespaces(catalog):
+    top = f"org_{uuid.uuid4().hex[:6]}"
+    catalog.create_namespace(top)
+    catalog.create_namespace((top, "analytics"))
+    catalog.create_namespace((top, "analytics", "sales"), properties={"owner": "data-team"})
+    assert catalog.list_namespaces(top) == [(top, "analytics")]
+    assert catalog.list_namespaces((top, "analytics")) == [(top, "analytics", "sales")]
+    assert catalog.load_namespace_properties((top, "analytics", "sales"))["owner"] == "data-team"
+    table = catalog.create_table((top, "analytics", "sales", "revenue"), schema=SCHEMA)
+    table.append(rows([5]))
+    assert catalog.list_tables((top, "analytics", "sales")) == [(top, "analytics", "sales", "revenue")]
+    with pytest.raises(NamespaceNotEmptyError):
+        catalog.drop_namespace((top, "analytics", "sales"))
+    summary = catalog.update_namespace_properties((top, "analytics", "sales"), removals={"owner", "absent"},
+                                                  updates={"team": "bi"})
+    assert summary.removed == ["owner"] and summary.missing == ["absent"] and summary.updated == ["team"]
+
+
+def test_drop_purge_rename_register(server, catalog, namespace):
+    s3 = make_s3_client(server.endpoint)
+    table = catalog.create_table(f"{namespace}.to_purge", schema=SCHEMA)
+    table.append(rows([1]))
+    prefix = table.location().removeprefix(f"s3://{WAREHOUSE}/").rstrip("/") + "/"
+    assert s3.list_objects_v2(Bucket=WAREHOUSE, Prefix=prefix)["KeyCount"] > 0
+    catalog.purge_table(f"{namespace}.to_purge")
+    assert not catalog.table_exists(f"{namespace}.to_purge")
+    assert s3.list_objects_v2(Bucket=WAREHOUSE, Prefix=prefix)["KeyCount"] == 0
+
+    kept = catalog.create_table(f"{namespace}.to_drop", schema=SCHEMA)
+    kept.append(rows([2]))
+    metadata_location = catalog.load_table(f"{namespace}.to_drop").metadata_location
+    catalog.drop_table(f"{namespace}.to_drop")
+    with pytest.raises(NoSuchTableError):
+        catalog.load_table(f"{namespace}.to_drop")
+    registered = catalog.register_table(f"{namespace}.registered", metadata_location)
+    assert registered.scan().to_arrow().column("id").to_pylist() == [2]
+
+    catalog.rename_table(f"{namespace}.registered", f"{namespace}.renamed")
+    assert catalog.table_exists(f"{namespace}.renamed") and not catalog.table_exists(f"{namespace}.registered")
+    assert catalog.load_table(f"{namespace}.renamed").scan().to_arrow().num_rows == 1
+
+
+def test_concurrent_appends_all_land(server, catalog, namespace):
+    catalog.create_table(f"{namespace}.busy", schema=SCHEMA)
+    conflicts = []
+
+    def writer(offset: int) -> None:
+        own = load_catalog("aistor", **seed_catalog_properties(server, WAREHOUSE))
+        for i in range(4):
+            while True:
+                table = own.load_table(f"{namespace}.busy")
+                try:
+                    table.append(rows([offset + i]))
+                    break
+                except CommitFailedException:
+                    conflicts.append(offset + i)  # a lost race: reload and try again, as engines do
+
+    threads = [threading.Thread(target=writer, args=(n * 100,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    ids = sorted(catalog.load_table(f"{namespace}.busy").scan().to_arrow().column("id").to_pylist())
+    assert ids == [0, 1, 2, 3, 100, 101, 102, 103]
+    assert len(catalog.load_table(f"{namespace}.busy").snapshots()) == 8
+
+
+def test_read_only_policy_of_the_documentation(server, catalog, namespace):
+    catalog.create_table(f"{namespace}.guarded", schema=SCHEMA).append(rows([1]))
+    read_only = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "S3TablesReadOnlyWarehouse", "Effect": "Allow",
+             "Action": ["s3tables:GetTableBucket", "s3tables:ListNamespaces", "s3tables:GetNamespace",
+                        "s3tables:ListTables", "s3tables:GetTable"],
+             "Resource": [f"arn:aws:s3tables:::bucket/{WAREHOUSE}", f"arn:aws:s3tables:::bucket/{WAREHOUSE}/table/*"]},
+            # data files may be read and written, so a refused commit is the catalog's refusal
+            {"Effect": "Allow", "Action": "s3:*", "Resource": [f"arn:aws:s3:::{WAREHOUSE}", f"arn:aws:s3:::{WAREHOUSE}/*"]},
+        ],
+    }
+    policy, user, secret = f"ro-{uuid.uuid4().hex[:6]}", f"reader-{uuid.uuid4().hex[:6]}", "reader-secret-123"
+    assert admin_call(server, "PUT", f"/policies/{policy}", read_only)[0] in (200, 201)
+    assert admin_call(server, "POST", "/users", {"accessKey": user, "secretKey": secret, "policies": [policy]})[0] == 201
+    reader = load_catalog("reader", **seed_catalog_properties(server, WAREHOUSE, user, secret))
+    assert (namespace,) in reader.list_namespaces()
+    assert (namespace, "guarded") in reader.list_tables(namespace)
+    table = reader.load_table(f"{namespace}.guarded")
+    assert table.scan().to_arrow().column("id").to_pylist() == [1]
+    with pytest.raises(ForbiddenError):
+        reader.create_table(f"{namespace}.not_allowed", schema=SCHEMA)
+    with pytest.raises(ForbiddenError):
+        table.append(rows([2]))
+    with pytest.raises(ForbiddenError):
+        reader.drop_table(f"{namespace}.guarded")
+    assert catalog.load_table(f"{namespace}.guarded").scan().to_arrow().num_rows == 1
+
+
+def test_bearer_tokens_and_unsigned_requests_are_refused(server, catalog):
+    for headers in ({"Authorization": "Bearer some-token"}, {}):
+        response = requests.get(f"{server.endpoint}/_iceberg/v1/{WAREHOUSE}/namespaces", headers=headers, timeout=5)
+        assert response.status_code == 401
+        assert response.json()["error"]["type"] == "NotAuthorizedException"
+    s3_signed = signed_call(server, "GET", f"/_iceberg/v1/config?warehouse={WAREHOUSE}")  # service s3
+    assert s3_signed.status_code == 401
+    response = requests.get(f"{server.endpoint}/_iceberg/v1/config?warehouse={WAREHOUSE}", timeout=5)
+    assert response.status_code == 401
+
+
+def test_load_table_etag_and_snapshots_filter(server, catalog, namespace):
+    table = catalog.create_table(f"{namespace}.etagged", schema=SCHEMA)
+    table.append(rows([1]))
+    table.append(rows([2]))
+    path = f"/v1/{WAREHOUSE}/namespaces/{namespace}/tables/etagged"
+    response = signed_call(server, "GET", f"/_iceberg{path}", service="s3tables")
+    etag = response.headers["ETag"]
+    status, _ = catalog_call(server, "GET", path, headers={"If-None-Match": etag})
+    assert status == 304
+    table.append(rows([3]))
+    status, body = catalog_call(server, "GET", path, headers={"If-None-Match": etag})
+    assert status == 200 and len(body["metadata"]["snapshots"]) == 3
+    status, refs_only = catalog_call(server, "GET", path + "?snapshots=refs")
+    assert status == 200 and len(refs_only["metadata"]["snapshots"]) == 1
+
+
+def test_bad_input_is_refused_and_changes_nothing(server, catalog, namespace):
+    table = catalog.create_table(f"{namespace}.stable", schema=SCHEMA)
+    table.append(rows([1]))
+    before = catalog.load_table(f"{namespace}.stable").metadata_location
+    path = f"/v1/{WAREHOUSE}/namespaces/{namespace}/tables/stable"
+    status, error = catalog_call(server, "POST", path, b"{not json")
+    assert status == 400 and error["error"]["type"] == "BadRequestException"
+    status, error = catalog_call(server, "POST", path, {"requirements": [], "updates": [{"action": "explode"}]})
+    assert status == 400
+    status, error = catalog_call(server, "POST", path, {
+        "requirements": [{"type": "assert-current-schema-id", "current-schema-id": 42}],
+        "updates": [{"action": "set-properties", "updates": {"a": "b"}}]})
+    assert status == 409 and error["error"]["type"] == "CommitFailedException"
+    status, error = catalog_call(server, "POST", f"/v1/{WAREHOUSE}/namespaces", {"namespace": ["bad\u0000name"]})
+    assert status == 400
+    status, error = catalog_call(server, "POST", f"/v1/{WAREHOUSE}/namespaces/{namespace}/tables",
+                                 {"name": "", "schema": {"type": "struct", "fields": []}})
+    assert status == 400
+    assert catalog.load_table(f"{namespace}.stable").metadata_location == before
+    assert "a" not in catalog.load_table(f"{namespace}.stable").properties
+
+
+def test_commit_racing_a_drop(server, catalog, namespace):
+    table = catalog.create_table(f"{namespace}.doomed", schema=SCHEMA)
+    catalog.drop_table(f"{namespace}.doomed")
+    with pytest.raises(Exception, match="NoSuchTableException"):
+        table.append(rows([1]))
+    assert not catalog.table_exists(f"{namespace}.doomed")
+
+
+def test_paging_namespaces(server, catalog):
+    parent = f"paged_{uuid.uuid4().hex[:6]}"
+    catalog.create_namespace(parent)
+    for i in range(5):
+        catalog.create_namespace((parent, f"child{i}"))
+    seen, token = [], ""
+    while True:
+        status, page = catalog_call(server, "GET", f"/v1/{WAREHOUSE}/namespaces?parent={parent}&pageSize=2&pageToken={token}")
+        assert status == 200
+        seen += [ns[-1] for ns in page["namespaces"]]
+        token = page.get("next-page-token")
+        if not token:
+            break
+    assert seen == [f"child{i}" for i in range(5)]
+    status, unpaged = catalog_call(server, "GET", f"/v1/{WAREHOUSE}/namespaces?parent={parent}")
+    assert len(unpaged["namespaces"]) == 5 and unpaged.get("next-page-token") is None
