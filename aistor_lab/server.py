@@ -18,6 +18,7 @@ from .health import ROUTES as HEALTH_ROUTES
 from .health import HealthHandler
 from .iam import IAM
 from .s3 import S3Handler
+from .s3.protection import TableGuard
 from .settings import Settings
 from .store import MAX_PART_SIZE, LocalStore, ObjectStore, RemoteS3Store
 from .tables import Catalog
@@ -39,6 +40,7 @@ class Services:
     store: ObjectStore
     iam: IAM
     catalog: Catalog
+    table_guard: TableGuard
     executor: ThreadPoolExecutor
 
     def close(self) -> None:
@@ -62,11 +64,13 @@ def open_store(settings: Settings) -> ObjectStore:
 
 def open_services(settings: Settings) -> Services:
     store = open_store(settings)
+    catalog = Catalog(store)
     return Services(
         settings=settings,
         store=store,
         iam=IAM(store, settings.root_user, settings.root_password),
-        catalog=Catalog(store),
+        catalog=catalog,
+        table_guard=TableGuard(catalog, store),
         executor=ThreadPoolExecutor(max_workers=16, thread_name_prefix="store"),
     )
 

@@ -301,3 +301,32 @@ def test_paging_namespaces(server, catalog):
     assert seen == [f"child{i}" for i in range(5)]
     status, unpaged = catalog_call(server, "GET", f"/v1/{WAREHOUSE}/namespaces?parent={parent}")
     assert len(unpaged["namespaces"]) == 5 and unpaged.get("next-page-token") is None
+
+
+def test_table_files_are_protected_in_the_s3_api(server, catalog, namespace):
+    table = catalog.create_table(f"{namespace}.protected", schema=SCHEMA)
+    table.append(rows([1]))
+    table.append(rows([2]))
+    s3 = make_s3_client(server.endpoint)
+    metadata_key = table.metadata_location.removeprefix(f"s3://{WAREHOUSE}/")
+    manifest_list_key = table.current_snapshot().manifest_list.removeprefix(f"s3://{WAREHOUSE}/")
+    for key in (metadata_key, manifest_list_key):
+        with pytest.raises(Exception, match="AccessDenied"):
+            s3.delete_object(Bucket=WAREHOUSE, Key=key)
+    data_key = next(
+        o["Key"] for o in s3.list_objects_v2(Bucket=WAREHOUSE, Prefix=metadata_key.split("/")[0])["Contents"]
+        if o["Key"].endswith(".parquet"))
+    with pytest.raises(Exception, match="AccessDenied"):
+        s3.put_object(Bucket=WAREHOUSE, Key=data_key, Body=b"corrupt")
+    with pytest.raises(Exception, match="AccessDenied"):
+        s3.copy_object(Bucket=WAREHOUSE, Key=metadata_key, CopySource={"Bucket": WAREHOUSE, "Key": data_key})
+    result = s3.delete_objects(Bucket=WAREHOUSE, Delete={"Objects": [{"Key": metadata_key}]})
+    assert result["Errors"][0]["Code"] == "AccessDenied"
+    # new files can still be written, and the table still reads
+    new_key = metadata_key.rsplit("/", 1)[0] + "/extra-file.txt"
+    s3.put_object(Bucket=WAREHOUSE, Key=new_key, Body=b"new")
+    s3.delete_object(Bucket=WAREHOUSE, Key=new_key)
+    assert sorted(catalog.load_table(f"{namespace}.protected").scan().to_arrow().column("id").to_pylist()) == [1, 2]
+    # once expired from the metadata, an old metadata file may be removed
+    old_metadata = catalog.load_table(f"{namespace}.protected").metadata.metadata_log[0].metadata_file
+    s3.delete_object(Bucket=WAREHOUSE, Key=old_metadata.removeprefix(f"s3://{WAREHOUSE}/"))

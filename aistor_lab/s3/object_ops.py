@@ -59,6 +59,7 @@ async def put_object(req: S3Handler) -> None:
     check_key(req.key)
     staging = req.take_staging()
     try:
+        await req.run_blocking(req.services.table_guard.check_write, req.bucket, req.key)
         checksums = req.checksums.verify(req.trailers, staging.md5_hex())
         content_type, metadata, stored = object_attributes(req.request.headers)
         info = await req.run_blocking(
@@ -128,6 +129,7 @@ async def get_object(req: S3Handler) -> None:
 
 
 async def delete_object(req: S3Handler) -> None:
+    await req.run_blocking(req.services.table_guard.check_delete, req.bucket, req.key)
     await req.run_blocking(req.store.delete_object, req.bucket, req.key, write_condition(req.request.headers))
     req.send_empty(204)
 
@@ -156,6 +158,7 @@ def _delete_each(req: S3Handler, keys: list[str]) -> list[tuple[str, S3Error | N
     for key in keys:
         try:
             req.authorize("s3:DeleteObject", req.bucket, key)
+            req.services.table_guard.check_delete(req.bucket, key)
             req.store.delete_object(req.bucket, key)
             outcomes.append((key, None))
         except Exception as exc:  # noqa: BLE001 - one key's failure is reported in its entry
@@ -198,6 +201,7 @@ async def copy_object(req: S3Handler) -> None:
             "This copy request is illegal because it is trying to copy an object to itself without "
             "changing the object's metadata.",
         )
+    await req.run_blocking(req.services.table_guard.check_write, req.bucket, req.key)
     replace = {}
     if directive == "REPLACE":
         content_type, metadata, stored = object_attributes(req.request.headers)
