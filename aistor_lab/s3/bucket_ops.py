@@ -52,19 +52,19 @@ async def delete_bucket(req: S3Handler) -> None:
 
 
 async def head_bucket(req: S3Handler) -> None:
-    await req.run_blocking(req.store.get_bucket, req.bucket)
+    await req.run_read(req.store.get_bucket, req.bucket)
     req.send_empty()
 
 
 async def get_location(req: S3Handler) -> None:
-    await req.run_blocking(req.store.get_bucket, req.bucket)
+    await req.run_read(req.store.get_bucket, req.bucket)
     region = req.services.settings.region
     # S3 answers an empty constraint for us-east-1; clients read that as us-east-1.
     req.send_xml(XmlWriter("LocationConstraint").text("" if region == "us-east-1" else region).to_bytes())
 
 
 async def get_versioning(req: S3Handler) -> None:
-    await req.run_blocking(req.store.get_bucket, req.bucket)
+    await req.run_read(req.store.get_bucket, req.bucket)
     req.send_xml(XmlWriter("VersioningConfiguration").to_bytes())
 
 

@@ -89,7 +89,7 @@ class S3Handler(RequestHandler):
                 self.authorize(self.operation.action, self.bucket, self.key, self.list_context())
             if self.operation.body == routes.STREAM_BODY:
                 self._check_stream_length()
-                await self.run_blocking(self.store.get_bucket, self.bucket)
+                await self.run_read(self.store.get_bucket, self.bucket)
                 self.checksums = BodyChecksums(self.request.headers)
                 self.staging = self.store.stage()
             self._decoder = body_decoder(auth, self.request.headers)
@@ -133,6 +133,12 @@ class S3Handler(RequestHandler):
         self._discard_staging()
 
     # -- helpers for operations ---------------------------------------------------------------
+    async def run_read(self, fn, *args, **kwargs):
+        """A read of the store: in place when the store says reads are fast, else on the pool."""
+        if self.store.fast_reads:
+            return fn(*args, **kwargs)
+        return await self.run_blocking(fn, *args, **kwargs)
+
     async def run_blocking(self, fn, *args, **kwargs):
         """Run a store call on the service's thread pool (file syncs must not stall the loop)."""
         return await IOLoop.current().run_in_executor(self.services.executor, functools.partial(fn, *args, **kwargs))

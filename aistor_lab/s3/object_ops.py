@@ -59,7 +59,7 @@ async def put_object(req: S3Handler) -> None:
     check_key(req.key)
     staging = req.take_staging()
     try:
-        await req.run_blocking(req.services.table_guard.check_write, req.bucket, req.key)
+        await req.run_read(req.services.table_guard.check_write, req.bucket, req.key)
         checksums = req.checksums.verify(req.trailers, staging.md5_hex())
         content_type, metadata, stored = object_attributes(req.request.headers)
         info = await req.run_blocking(
@@ -100,7 +100,7 @@ async def get_object(req: S3Handler) -> None:
     """GET and HEAD: preconditions, an optional byte range, then the bytes in 1 MiB chunks."""
     head = req.request.method == "HEAD"
     opener = req.store.get_object_info if head else req.store.open_object
-    found = await req.run_blocking(opener, req.bucket, req.key)
+    found = await req.run_read(opener, req.bucket, req.key)
     handle = None if head else found
     info = found if head else found.info
     try:
@@ -129,7 +129,7 @@ async def get_object(req: S3Handler) -> None:
 
 
 async def delete_object(req: S3Handler) -> None:
-    await req.run_blocking(req.services.table_guard.check_delete, req.bucket, req.key)
+    await req.run_read(req.services.table_guard.check_delete, req.bucket, req.key)
     await req.run_blocking(req.store.delete_object, req.bucket, req.key, write_condition(req.request.headers))
     req.send_empty(204)
 
@@ -181,7 +181,7 @@ def parse_copy_source(req: S3Handler) -> tuple[str, str]:
 
 async def copy_source_info(req: S3Handler, bucket: str, key: str) -> ObjectInfo:
     try:
-        info = await req.run_blocking(req.store.get_object_info, bucket, key)
+        info = await req.run_read(req.store.get_object_info, bucket, key)
     except NoSuchKey:
         raise S3Error("NoSuchKey", "The specified copy source key does not exist.") from None
     check_read_preconditions(info, req.request.headers, prefix="x-amz-copy-source-")
@@ -201,7 +201,7 @@ async def copy_object(req: S3Handler) -> None:
             "This copy request is illegal because it is trying to copy an object to itself without "
             "changing the object's metadata.",
         )
-    await req.run_blocking(req.services.table_guard.check_write, req.bucket, req.key)
+    await req.run_read(req.services.table_guard.check_write, req.bucket, req.key)
     replace = {}
     if directive == "REPLACE":
         content_type, metadata, stored = object_attributes(req.request.headers)

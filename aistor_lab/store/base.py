@@ -74,6 +74,9 @@ class ObjectHandle(ABC):
 
 
 class ObjectStore(ABC):
+    # True when reads are quick local lookups that callers may run in place instead of on a pool.
+    fast_reads = False
+
     # -- buckets -------------------------------------------------------------------------
     @abstractmethod
     def create_bucket(self, name: str) -> BucketInfo:

@@ -79,6 +79,8 @@ def _own_staging(data: Staging) -> LocalStaging:
 
 
 class LocalStore(ObjectStore):
+
+    fast_reads = True  # SQLite (WAL) lookups and file opens: cheaper than a thread hop
     def __init__(self, data_dir: Path):
         data_dir = Path(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
