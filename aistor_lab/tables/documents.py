@@ -3,7 +3,6 @@ Iceberg metadata files it writes next to the tables. Everything goes through Obj
 
 from __future__ import annotations
 
-import copy
 import gzip
 import json
 import threading
@@ -106,26 +105,22 @@ class Documents:
 class MetadataFiles:
     """Iceberg metadata files (JSON, optionally gzip) and other table files, addressed by location.
 
-    Parsed metadata is cached by location: a metadata file is written once under a fresh name and
+    File contents are cached by location: a metadata file is written once under a fresh name and
     never changed, so a cached copy can only be stale if someone overwrites it behind our back.
+    Every read parses afresh, which gives callers a private copy faster than deep-copying a tree.
     """
 
     def __init__(self, store: ObjectStore, cache_size: int = 256):
         self.store = store
-        self._parsed: LruCache[dict] = LruCache(cache_size)
+        self._contents: LruCache[bytes] = LruCache(cache_size)
 
     def read_bytes(self, location: str) -> bytes:
         bucket, key = split_location(location)
         return self.store.get_bytes(bucket, key)[1]
 
     def read_json(self, location: str) -> dict:
-        """A deep copy of the parsed file; raises NoSuchKey/NoSuchBucket when it is missing."""
-        return copy.deepcopy(self._parsed.get_or_load(location, lambda: self._load(location)))
-
-    def _load(self, location: str) -> dict:
-        data = self.read_bytes(location)
-        if data[:2] == b"\x1f\x8b":  # gzip magic: Iceberg names these *.gz.metadata.json
-            data = gzip.decompress(data)
+        """The parsed file, the caller's own; raises NoSuchKey/NoSuchBucket when it is missing."""
+        data = self._contents.get_or_load(location, lambda: self._load(location))
         try:
             body = json.loads(data)
         except ValueError as exc:
@@ -133,6 +128,12 @@ class MetadataFiles:
         if not isinstance(body, dict):
             raise BadRequestException(f"Not a JSON metadata file: {location}")
         return body
+
+    def _load(self, location: str) -> bytes:
+        data = self.read_bytes(location)
+        if data[:2] == b"\x1f\x8b":  # gzip magic: Iceberg names these *.gz.metadata.json
+            data = gzip.decompress(data)
+        return data
 
     def read_json_or_fail(self, location: str) -> dict:
         """Read a file the catalog itself points at; its absence is a broken catalog, not bad input."""

@@ -85,9 +85,11 @@ class TableMetadataBuilder:
         format_version: int = DEFAULT_FORMAT_VERSION,
         is_create: bool = False,
     ):
-        self.base = base
+        # The builder takes ownership of ``base`` (callers pass a freshly parsed copy) and changes it
+        # in place; what the metadata log needs of the old version is kept aside first.
         self.base_location = base_location
-        self.m = copy.deepcopy(base) if base is not None else empty_metadata(format_version)
+        self._base_log = None if base is None else (list(base["metadata-log"]), base["last-updated-ms"])
+        self.m = base if base is not None else empty_metadata(format_version)
         self.is_create = is_create
         self._now_ms = now_ms
         self._check_location = check_location
@@ -483,7 +485,7 @@ class TableMetadataBuilder:
         if m["location"] is None:
             raise BadRequestException("Invalid table metadata: a location is required")
         m["last-updated-ms"] = self._last_updated_ms if self._last_updated_ms is not None else self._now_ms()
-        if self.base is not None and self.base_location is not None:
+        if self._base_log is not None and self.base_location is not None:
             m["metadata-log"] = self._metadata_log()
         m["snapshot-log"] = self._snapshot_log()
         return m
@@ -495,8 +497,9 @@ class TableMetadataBuilder:
             )
         except ValueError:
             keep = _PREVIOUS_VERSIONS_MAX_DEFAULT
-        log = list(self.base["metadata-log"])[-(keep - 1) :] if keep > 1 else []  # type: ignore[index]
-        return log + [{"timestamp-ms": self.base["last-updated-ms"], "metadata-file": self.base_location}]  # type: ignore[index]
+        base_log, base_updated_ms = self._base_log  # type: ignore[misc]
+        log = base_log[-(keep - 1) :] if keep > 1 else []
+        return log + [{"timestamp-ms": base_updated_ms, "metadata-file": self.base_location}]
 
     def _snapshot_log(self) -> list[dict]:
         """Drop entries of snapshots added and superseded within this commit, and (after removals)
