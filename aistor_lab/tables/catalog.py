@@ -79,7 +79,8 @@ class Catalog:
         check_warehouse_name(warehouse)
         self.ctx.warehouse(warehouse)
         return {
-            "defaults": dict(self._defaults),
+            # Java clients that predate the endpoints list look for this flag before using views.
+            "defaults": {"view-endpoints-supported": "true", **self._defaults},
             "overrides": {**self._overrides, "prefix": warehouse},
             "endpoints": list(ENDPOINTS),
             "idempotency-key-lifetime": self.ctx.idempotency.lifetime_iso,
