@@ -1,3 +1,17 @@
 """aistor-lab: an S3 object store, an Iceberg REST catalog and a Delta Sharing server for notebooks."""
 
 __version__ = "0.1.0"
+
+
+def _jupyter_server_extension_points() -> list[dict]:
+    """The Jupyter server extension (jupyter.py), found by ``jupyter server extension list``."""
+    from .jupyter import AIStorLabApp
+
+    return [{"module": "aistor_lab.jupyter", "app": AIStorLabApp}]
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext aistor_lab``: the ``%aistor`` magics (magics.py)."""
+    from .magics import load_ipython_extension as load
+
+    load(ipython)

@@ -8,6 +8,7 @@ import logging
 import sys
 
 from .settings import DEFAULT_ADDRESS, Settings
+from .sparkjars.cli import add_commands as add_spark_jars_commands
 
 
 def _server(args: argparse.Namespace) -> int:
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--address", default=None, help=f"HOST:PORT to listen on (default {DEFAULT_ADDRESS})")
     server.add_argument("--data", default=None, help="data directory (default .data, or $AISTOR_DATA_DIR)")
     server.set_defaults(run=_server)
+    add_spark_jars_commands(commands)
     return parser
 
 

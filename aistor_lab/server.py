@@ -14,12 +14,15 @@ from tornado.httpserver import HTTPServer
 from tornado.web import Application
 
 from .admin import iam_handlers
+from .admin import sharing_handlers as sharing_admin_handlers
 from .health import ROUTES as HEALTH_ROUTES
 from .health import HealthHandler
 from .iam import IAM
 from .s3 import S3Handler
 from .s3.protection import TableGuard
 from .settings import Settings
+from .sharing import SharingService
+from .sharing import handlers as sharing_handlers
 from .store import MAX_PART_SIZE, LocalStore, ObjectStore, RemoteS3Store
 from .tables import Catalog
 from .tables import handlers as catalog_handlers
@@ -42,6 +45,7 @@ class Services:
     catalog: Catalog
     table_guard: TableGuard
     executor: ThreadPoolExecutor
+    sharing: SharingService
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=True)
@@ -64,7 +68,9 @@ def open_store(settings: Settings) -> ObjectStore:
 
 def open_services(settings: Settings) -> Services:
     store = open_store(settings)
-    catalog = Catalog(store)
+    # Engines whose AWS SDK needs a region for S3FileIO (Spark with the documented configuration,
+    # which sets none) take it from the catalog's config defaults.
+    catalog = Catalog(store, config_defaults={"client.region": settings.region})
     return Services(
         settings=settings,
         store=store,
@@ -72,6 +78,7 @@ def open_services(settings: Settings) -> Services:
         catalog=catalog,
         table_guard=TableGuard(catalog, store),
         executor=ThreadPoolExecutor(max_workers=16, thread_name_prefix="store"),
+        sharing=SharingService(store, catalog, settings),
     )
 
 
@@ -87,8 +94,10 @@ def log_request(handler) -> None:
 def make_app(services: Services) -> Application:
     kwargs = {"services": services}
     routes = [(pattern, HealthHandler, kwargs) for pattern in HEALTH_ROUTES]
+    routes += sharing_admin_handlers.routes(services)  # before the IAM API's catch-all
     routes += iam_handlers.routes(services)
     routes += catalog_handlers.routes(services)
+    routes += sharing_handlers.routes(services)
     routes.append((r"/.*", S3Handler, kwargs))
     return Application(routes, compress_response=False, log_function=log_request)
 

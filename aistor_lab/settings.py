@@ -37,6 +37,10 @@ class Settings:
     store_secret_key: str | None = None
     store_region: str = "us-east-1"
     store_system_bucket: str = "aistor-system"
+    # The Delta Sharing endpoint recipients use (profiles and presigned data URLs); None = our own.
+    delta_sharing_endpoint: str | None = None
+    # How long the presigned data URLs of Delta Sharing answers stay valid.
+    delta_sharing_url_expiry_seconds: int = 3600
 
     @property
     def endpoint(self) -> str:
@@ -59,4 +63,6 @@ class Settings:
             store_secret_key=os.environ.get("AISTOR_STORE_SECRET_KEY") or None,
             store_region=os.environ.get("AISTOR_STORE_REGION", "us-east-1"),
             store_system_bucket=os.environ.get("AISTOR_STORE_SYSTEM_BUCKET", "aistor-system"),
+            delta_sharing_endpoint=os.environ.get("AISTOR_DELTA_SHARING_ENDPOINT") or None,
+            delta_sharing_url_expiry_seconds=int(os.environ.get("AISTOR_DELTA_SHARING_URL_EXPIRY", "3600")),
         )

@@ -71,6 +71,7 @@ class ServerProcess:
     endpoint: str
     log_path: Path
     version: str
+    catalog_uri: str | None = None  # its Iceberg REST catalog, if it serves one
     env: dict[str, str] = field(default_factory=dict)
     # Files it makes outside its work dir and may leave behind when stopped early; removed after it.
     leftovers: list[Path] = field(default_factory=list)
@@ -150,12 +151,14 @@ def aistor_lab(workdir: Path) -> ServerProcess:
     port = free_port()
     data = workdir / "data"
     data.mkdir(parents=True)
+    endpoint = f"http://{HOST}:{port}"
     return ServerProcess(
         name="aistor-lab",
         command=[sys.executable, "-m", "aistor_lab", "server", "--address", f"{HOST}:{port}", "--data", str(data)],
-        endpoint=f"http://{HOST}:{port}",
+        endpoint=endpoint,
         log_path=workdir / "server.log",
         version=_version("aistor-lab"),
+        catalog_uri=f"{endpoint}/_iceberg",
         env={"AISTOR_ROOT_USER": ACCESS_KEY, "AISTOR_ROOT_PASSWORD": SECRET_KEY},
     )
 
@@ -201,8 +204,12 @@ def _free_port_pair(offset: int) -> int:
             return port
 
 
-def seaweedfs(workdir: Path) -> ServerProcess:
-    """SeaweedFS all-in-one (``weed mini``: master, volume, filer and S3 gateway in one process)."""
+def seaweedfs(workdir: Path, table_bucket: str | None = None) -> ServerProcess:
+    """SeaweedFS all-in-one (``weed mini``: master, volume, filer and S3 gateway in one process).
+
+    With ``table_bucket`` it also serves its Iceberg REST catalog (on a free port, the same
+    identities) and creates that S3 Tables bucket at startup: the catalog's warehouse.
+    """
     weed = _script("weed")
     data, tmp = workdir / "data", workdir / "tmp"
     data.mkdir(parents=True)
@@ -217,11 +224,15 @@ def seaweedfs(workdir: Path) -> ServerProcess:
     ports["admin"] = _free_port_pair(_WEED_GRPC_OFFSET)
     grpc_ports = {role: free_port() for role in _WEED_ROLES}
     grpc_ports["admin"] = ports["admin"] + _WEED_GRPC_OFFSET
+    iceberg_port = free_port() if table_bucket else 0
     command = [
         weed, "mini", f"-dir={data}", f"-ip={HOST}", f"-ip.bind={HOST}", f"-s3.config={identities}",
-        "-s3.port.iceberg=0", "-s3.port.lance=0", "-webdav=false", "-admin.ui=false", "-master.telemetry=false",
+        f"-s3.port.iceberg={iceberg_port}", "-s3.port.lance=0", "-webdav=false", "-admin.ui=false",
+        "-master.telemetry=false",
         f"-filer.localSocket={workdir / 'filer.sock'}", f"-s3.localSocket={workdir / 's3.sock'}",
     ]
+    if table_bucket:
+        command.append(f"-tableBucket={table_bucket}")
     command += [f"-{role}.port={port}" for role, port in ports.items()]
     command += [f"-{role}.port.grpc={port}" for role, port in grpc_ports.items()]
     # "version 8000GB 4.48 pypi linux amd64"
@@ -232,6 +243,7 @@ def seaweedfs(workdir: Path) -> ServerProcess:
         endpoint=f"http://{HOST}:{ports['s3']}",
         log_path=workdir / "server.log",
         version=version[2] if len(version) > 2 else "?",
+        catalog_uri=f"http://{HOST}:{iceberg_port}" if table_bucket else None,
         env={"TMPDIR": str(tmp)},  # where its glog files go
         leftovers=[Path(_WEED_SOCKET.format(role=role, port=port)) for role, port in grpc_ports.items()],
     )

@@ -313,7 +313,7 @@ def test_warehouse_lifecycle_uses_a_bucket(store):
 def test_config_names_the_prefix_and_spec_endpoints(catalog):
     config = catalog.config(WH)
     assert config["overrides"]["prefix"] == WH
-    assert config["defaults"] == {}
+    assert config["defaults"] == {"view-endpoints-supported": "true"}
     assert "GET /v1/{prefix}/namespaces" in config["endpoints"]
     assert "POST /v1/{prefix}/transactions/commit" in config["endpoints"]
     assert "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}" in config["endpoints"]
@@ -582,7 +582,7 @@ def test_load_snapshot_modes_and_etags(catalog, table):
     catalog.tables.exists(WH, NS, table)
     with pytest.raises(NoSuchTableException):
         catalog.tables.exists(WH, NS, "missing")
-    with pytest.raises(NoSuchNamespaceException):
+    with pytest.raises(NoSuchTableException):  # as the spec's loadTable answers, namespace or not
         catalog.tables.load(WH, ["missing"], table)
 
 

@@ -26,6 +26,9 @@ from .xmlio import MAX_XML_BODY
 
 log = logging.getLogger(__name__)
 
+# A refused request whose body is at most this big is answered after the body has been read.
+DRAIN_LIMIT = 8 * 1024 * 1024
+
 
 class S3ResponseHeaders(HTTPHeaders):
     """Sends ``x-amz-*`` names in lower case, as S3 does: clients keep the case of metadata names
@@ -94,7 +97,12 @@ class S3Handler(RequestHandler):
                 self.staging = self.store.stage()
             self._decoder = body_decoder(auth, self.request.headers)
         except Exception as exc:  # noqa: BLE001 - every failure becomes an S3 error
-            self.send_s3_error(exc)
+            if self._small_body_follows():
+                # Answer once the body is in: closing a connection with unread bytes makes the
+                # kernel reset it, and the client then loses the error response it was reading.
+                self._body_error = exc
+            else:
+                self.send_s3_error(exc)
 
     def data_received(self, chunk: bytes) -> None:
         if self._finished or self._body_error is not None:
@@ -199,6 +207,10 @@ class S3Handler(RequestHandler):
                 raise S3Error("InvalidArgument", "Content-Length must be a number.")
             if int(length) > MAX_PART_SIZE:
                 raise S3Error("EntityTooLarge", "Your proposed upload exceeds the maximum allowed size.")
+
+    def _small_body_follows(self) -> bool:
+        length = self.request.headers.get("Content-Length", "")
+        return length.isdigit() and 0 < int(length) <= DRAIN_LIMIT
 
     def _discard_staging(self) -> None:
         if self.staging is not None:

@@ -63,10 +63,17 @@ class Entries:
         return {"identifiers": identifiers, "next-page-token": token}
 
     def current(self, warehouse: str, namespace: list[str], name: str, kind: str) -> Pointer:
-        """The entry as readers see it; raises NoSuchTable/NoSuchView (or NoSuchNamespace)."""
-        pointer = self.ctx.pointers.current(self.key(warehouse, namespace, name, kind))
+        """The entry as readers see it; raises NoSuchTable/NoSuchView, also when the namespace does not
+        exist: the spec's load answers say so, and Iceberg clients rely on it to try ``ns.table.files``
+        and other metadata tables next. A name no entry can have is not found either (Spark asks for
+        ``parquet.`s3a://bucket/path``` in the current catalog before reading it as a file)."""
+        try:
+            key = self.key(warehouse, namespace, name, kind)
+        except BadRequestException:
+            key = None
+        pointer = self.ctx.pointers.current(key) if key else None
         if pointer is None:
-            self.ctx.namespace(warehouse, namespace)
+            self.ctx.warehouse(warehouse)
             raise missing_entry(kind, namespace, name)
         return pointer
 

@@ -1,0 +1,150 @@
+"""The admin API for Delta Sharing under ``/_aistor/admin/v1``: shares, tokens, OAuth clients and
+the audit log (what ``aistor table share ...`` drives, as ``mc table share ...`` does). JSON in and out.
+
+    GET    /shares                        list shares                           admin:ListTableShares
+    POST   /shares                        create {"name", "schema", "tables": ["NAME:delta:BUCKET:PATH" |
+                                          "NAME:uniform:WAREHOUSE:NAMESPACE:TABLE", ...], "description"}
+                                                                                admin:CreateTableShare
+    GET    /shares/{share}                info: schemas, tables, kinds, locations  admin:GetTableShare
+    PATCH  /shares/{share}                update {"add": ["SCHEMA:NAME:delta|uniform:..."],
+                                          "remove": ["SCHEMA/TABLE"], "description"}  admin:UpdateTableShare
+    DELETE /shares/{share}                remove, with its tokens and clients   admin:DeleteTableShare
+    GET    /shares/{share}/tokens         list tokens (no secrets)              admin:ListTableShareTokens
+    POST   /shares/{share}/tokens         create {"expires": "30d", "description"}: the secret, once, and
+                                          a ready profile.share                 admin:CreateTableShareToken
+    DELETE /shares/{share}/tokens/{id}    revoke                                admin:RevokeTableShareToken
+    GET    /shares/{share}/clients        list OAuth clients                    admin:ListTableShareTokens
+    POST   /shares/{share}/clients        create {"description"}: id, secret (once), v2 profile
+                                                                                admin:CreateTableShareToken
+    DELETE /shares/{share}/clients/{id}   delete, revoking its access tokens    admin:RevokeTableShareToken
+    GET    /shares/{share}/audit?limit=N  the newest N audit records            admin:GetTableShareAudit
+
+Signed and authorized like the IAM admin API (iam_handlers.py); errors are ``{"code", "message"}``
+with the sharing error codes (RESOURCE_DOES_NOT_EXIST, INVALID_PARAMETER_VALUE, ...).
+These routes must come before iam_handlers' catch-all for unknown admin paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..iam import IAMError
+from ..sharing.errors import InvalidParameter, SharingError
+from .iam_handlers import PREFIX, Actions, AdminHandler
+
+LIST_SHARES = "admin:ListTableShares"
+CREATE_SHARE = "admin:CreateTableShare"
+GET_SHARE = "admin:GetTableShare"
+UPDATE_SHARE = "admin:UpdateTableShare"
+DELETE_SHARE = "admin:DeleteTableShare"
+LIST_TOKENS = "admin:ListTableShareTokens"
+CREATE_TOKEN = "admin:CreateTableShareToken"
+REVOKE_TOKEN = "admin:RevokeTableShareToken"
+GET_AUDIT = "admin:GetTableShareAudit"
+
+
+class ShareAdminHandler(AdminHandler):
+    """AdminHandler whose calls may raise sharing errors: they answer with their code and status."""
+
+    async def serve(self, actions: Actions, call: Callable[[], Any], status: int = 200) -> None:
+        def translated() -> Any:
+            try:
+                return call()
+            except SharingError as exc:
+                raise IAMError(exc.code, exc.message, exc.status) from None
+
+        await super().serve(actions, translated, status)
+
+    @property
+    def sharing(self):
+        return self.services.sharing
+
+
+class SharesHandler(ShareAdminHandler):
+    async def get(self) -> None:
+        await self.serve([LIST_SHARES], lambda: [s.summary() for s in self.sharing.shares.list()])
+
+    async def post(self) -> None:
+        def create() -> dict:
+            body = self.json_object()
+            return self.sharing.shares.create(body.get("name"), body.get("schema"), body.get("tables") or [],
+                                              body.get("description") or "").info()
+
+        await self.serve([CREATE_SHARE], create, status=201)
+
+
+class ShareHandler(ShareAdminHandler):
+    async def get(self, share: str) -> None:
+        await self.serve([GET_SHARE], lambda: self.sharing.shares.get(share).info())
+
+    async def patch(self, share: str) -> None:
+        def update() -> dict:
+            body = self.json_object()
+            return self.sharing.shares.update(share, add=body.get("add") or [], remove=body.get("remove") or [],
+                                              description=body.get("description")).info()
+
+        await self.serve([UPDATE_SHARE], update)
+
+    async def delete(self, share: str) -> None:
+        await self.serve([DELETE_SHARE], lambda: self.sharing.remove_share(share))
+
+
+class TokensHandler(ShareAdminHandler):
+    async def get(self, share: str) -> None:
+        await self.serve([LIST_TOKENS], lambda: self.sharing.list_tokens(share))
+
+    async def post(self, share: str) -> None:
+        def create() -> dict:
+            body = self.json_object()
+            return self.sharing.create_token(share, body.get("expires"), body.get("description") or "")
+
+        await self.serve([CREATE_TOKEN], create, status=201)
+
+
+class TokenHandler(ShareAdminHandler):
+    async def delete(self, share: str, token_id: str) -> None:
+        await self.serve([REVOKE_TOKEN], lambda: self.sharing.tokens.revoke(share, token_id).info())
+
+
+class ClientsHandler(ShareAdminHandler):
+    async def get(self, share: str) -> None:
+        await self.serve([LIST_TOKENS], lambda: self.sharing.list_clients(share))
+
+    async def post(self, share: str) -> None:
+        def create() -> dict:
+            return self.sharing.create_client(share, self.json_object().get("description") or "")
+
+        await self.serve([CREATE_TOKEN], create, status=201)
+
+
+class ClientHandler(ShareAdminHandler):
+    async def delete(self, share: str, client_id: str) -> None:
+        await self.serve([REVOKE_TOKEN], lambda: self.sharing.clients.delete(share, client_id).info())
+
+
+class AuditHandler(ShareAdminHandler):
+    async def get(self, share: str) -> None:
+        limit = self.get_query_argument("limit", "100")
+
+        def read() -> list[dict]:
+            if not limit.isdigit():
+                raise InvalidParameter(f"limit must be a number, got {limit!r}")
+            return self.sharing.audit.read(share, int(limit))
+
+        await self.serve([GET_AUDIT], read)
+
+
+def routes(services: Any) -> list:
+    """URL specs for the Application, to be placed before ``iam_handlers.routes``."""
+    args = {"services": services}
+    segment = "([^/]+)"
+    return [
+        (f"{PREFIX}/shares", SharesHandler, args),
+        (f"{PREFIX}/shares/{segment}", ShareHandler, args),
+        (f"{PREFIX}/shares/{segment}/tokens", TokensHandler, args),
+        (f"{PREFIX}/shares/{segment}/tokens/{segment}", TokenHandler, args),
+        (f"{PREFIX}/shares/{segment}/clients", ClientsHandler, args),
+        (f"{PREFIX}/shares/{segment}/clients/{segment}", ClientHandler, args),
+        (f"{PREFIX}/shares/{segment}/audit", AuditHandler, args),
+    ]

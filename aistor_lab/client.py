@@ -1,0 +1,353 @@
+"""The Python client of the service's catalog and admin APIs, SigV4-signed as real clients sign.
+
+The Iceberg REST catalog (``/_iceberg``) is signed with the signing name ``s3tables``, the admin API
+(``/_aistor/admin/v1``) with ``s3``, as MinIO's admin clients do. Every failure is an
+``AIStorError`` with a one-line message: the service's own error text, never a stack trace.
+
+``ServiceConfig.from_env()`` reads what the Jupyter extension exports to kernels, so
+``AIStorClient.from_env()`` and ``load_catalog()`` need no arguments inside JupyterLab.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from botocore.auth import S3SigV4Auth, SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+from botocore.exceptions import ConnectionError as BotocoreConnectionError
+from botocore.exceptions import HTTPClientError
+from botocore.httpsession import URLLib3Session
+
+CATALOG_PREFIX = "/_iceberg/v1"
+ADMIN_PREFIX = "/_aistor/admin/v1"
+HEALTH_PATH = "/_aistor/health"
+CATALOG_SIGNING_NAME = "s3tables"
+NAMESPACE_SEPARATOR = "\x1f"  # multi-level namespaces travel as one path segment joined by %1F
+DEFAULT_REGION = "us-east-1"
+
+
+class AIStorError(Exception):
+    """A failure to show the user as one line; ``exit_code`` is what the CLI exits with."""
+
+    exit_code = 1
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class ServiceError(AIStorError):
+    """The service answered with an error (``code`` is its error type, ``status`` the HTTP status)."""
+
+    def __init__(self, message: str, status: int = 0, code: str = ""):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+class ServiceUnreachable(AIStorError):
+    """Nothing answers at the endpoint (not started, stopped, or the wrong address)."""
+
+    exit_code = 3
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """Where the service is and who we are to it."""
+
+    endpoint: str
+    access_key: str
+    secret_key: str
+    region: str = DEFAULT_REGION
+    warehouse: str | None = None  # the default warehouse, when one is known
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ServiceConfig | None:
+        """The service the Jupyter extension exported (``AISTOR_*``), or None when there is none."""
+        env = os.environ if environ is None else environ
+        endpoint = env.get("AISTOR_ENDPOINT")
+        if not endpoint:
+            return None
+        return cls(
+            endpoint=endpoint.rstrip("/"),
+            access_key=env.get("AISTOR_ACCESS_KEY") or env.get("AWS_ACCESS_KEY_ID") or "",
+            secret_key=env.get("AISTOR_SECRET_KEY") or env.get("AWS_SECRET_ACCESS_KEY") or "",
+            region=env.get("AISTOR_REGION") or env.get("AWS_REGION") or DEFAULT_REGION,
+            warehouse=env.get("AISTOR_WAREHOUSE") or None,
+        )
+
+
+def catalog_properties(config: ServiceConfig, warehouse: str | None = None) -> dict[str, str]:
+    """PyIceberg's configuration for the service: the product documentation's, with credentials."""
+    properties = {
+        "uri": f"{config.endpoint}/_iceberg",
+        "rest.sigv4-enabled": "true",
+        "rest.signing-name": CATALOG_SIGNING_NAME,
+        "rest.signing-region": config.region,
+        "client.region": config.region,
+        "client.access-key-id": config.access_key,
+        "client.secret-access-key": config.secret_key,
+        "s3.endpoint": config.endpoint,
+        "s3.region": config.region,
+        "s3.path-style-access": "true",
+        "s3.access-key-id": config.access_key,
+        "s3.secret-access-key": config.secret_key,
+    }
+    if warehouse or config.warehouse:
+        properties["warehouse"] = warehouse or config.warehouse
+    return properties
+
+
+def load_catalog(warehouse: str | None = None, name: str = "aistor", **overrides: str):
+    """A PyIceberg catalog of the service the environment names (inside JupyterLab: no arguments)."""
+    from pyiceberg.catalog import load_catalog as pyiceberg_load_catalog
+
+    config = ServiceConfig.from_env()
+    if config is None:
+        raise AIStorError("no AIStor service is configured: AISTOR_ENDPOINT is not set")
+    return pyiceberg_load_catalog(name, **{**catalog_properties(config, warehouse), **overrides})
+
+
+def namespace_levels(namespace: str | list[str] | tuple[str, ...]) -> list[str]:
+    """``"a.b"`` or ``["a", "b"]`` -> ``["a", "b"]``."""
+    levels = namespace.split(".") if isinstance(namespace, str) else list(namespace)
+    if not levels or not all(levels):
+        raise AIStorError(f"invalid namespace {namespace!r}")
+    return levels
+
+
+def _segment(value: str) -> str:
+    return quote(value, safe="")
+
+
+def _error_message(status: int, content: bytes) -> tuple[str, str]:
+    """(code, message) from any of the service's error bodies: Iceberg, admin or Delta Sharing."""
+    try:
+        body = json.loads(content)
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        code = inner.get("type") or inner.get("code") or inner.get("errorCode") or ""
+        message = inner.get("message") or ""
+        if message:
+            return str(code), str(message)
+    text = content.decode("utf-8", "replace").strip()
+    return "", text[:200] or f"HTTP {status}"
+
+
+class AIStorClient:
+    """Catalog and admin operations against one service, as one identity."""
+
+    def __init__(self, config: ServiceConfig, timeout: float = 60):
+        self.config = config
+        self._credentials = Credentials(config.access_key, config.secret_key)
+        self._http = URLLib3Session(timeout=timeout)
+
+    @classmethod
+    def from_env(cls) -> AIStorClient:
+        config = ServiceConfig.from_env()
+        if config is None:
+            raise AIStorError("no AIStor service is configured: AISTOR_ENDPOINT is not set")
+        return cls(config)
+
+    # -- HTTP ---------------------------------------------------------------------------------
+
+    def _send(self, method: str, path: str, body: Any = None, *, query: dict | None = None,
+              service: str | None = None) -> tuple[int, Any]:
+        """One request; ``service`` is the SigV4 signing name (None: unsigned). Returns
+        (status, decoded JSON or None); error statuses raise ServiceError."""
+        url = self.config.endpoint + path + (f"?{urlencode(query)}" if query else "")
+        data = b"" if body is None else body if isinstance(body, bytes) else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"} if data else {}
+        request = AWSRequest(method=method, url=url, data=data, headers=headers)
+        if service == "s3":
+            S3SigV4Auth(self._credentials, service, self.config.region).add_auth(request)
+        elif service:
+            SigV4Auth(self._credentials, service, self.config.region).add_auth(request)
+        try:
+            response = self._http.send(request.prepare())
+        except BotocoreConnectionError:
+            raise ServiceUnreachable(f"cannot reach the AIStor service at {self.config.endpoint}: is it running?") from None
+        except HTTPClientError as exc:
+            raise ServiceUnreachable(f"the AIStor service at {self.config.endpoint} did not answer: {exc}") from None
+        if response.status_code >= 400:
+            code, message = _error_message(response.status_code, response.content)
+            raise ServiceError(message, response.status_code, code)
+        return response.status_code, (json.loads(response.content) if response.content else None)
+
+    def catalog_call(self, method: str, path: str, body: Any = None, query: dict | None = None) -> Any:
+        return self._send(method, CATALOG_PREFIX + path, body, query=query, service=CATALOG_SIGNING_NAME)[1]
+
+    def admin_call(self, method: str, path: str, body: Any = None, query: dict | None = None) -> Any:
+        return self._send(method, ADMIN_PREFIX + path, body, query=query, service="s3")[1]
+
+    def _pages(self, path: str, key: str, query: dict | None = None) -> Iterator[Any]:
+        """Every item of a paged catalog listing."""
+        query = dict(query or {})
+        while True:
+            page = self.catalog_call("GET", path, query=query)
+            yield from page.get(key) or []
+            token = page.get("next-page-token")
+            if not token:
+                return
+            query["pageToken"] = token
+
+    def health(self) -> dict:
+        return self._send("GET", HEALTH_PATH)[1]
+
+    # -- warehouses ---------------------------------------------------------------------------
+
+    def create_warehouse(self, name: str, properties: dict[str, str] | None = None) -> dict:
+        return self.catalog_call("POST", "/warehouses", {"name": name, "properties": properties or {}})
+
+    def list_warehouses(self) -> list[str]:
+        return list(self._pages("/warehouses", "warehouses"))
+
+    def get_warehouse(self, name: str) -> dict:
+        return self.catalog_call("GET", f"/warehouses/{_segment(name)}")
+
+    def delete_warehouse(self, name: str) -> None:
+        self.catalog_call("DELETE", f"/warehouses/{_segment(name)}")
+
+    # -- namespaces ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _namespace_path(warehouse: str, namespace: str | list[str]) -> str:
+        joined = NAMESPACE_SEPARATOR.join(namespace_levels(namespace))
+        return f"/{_segment(warehouse)}/namespaces/{_segment(joined)}"
+
+    def create_namespace(self, warehouse: str, namespace: str | list[str],
+                         properties: dict[str, str] | None = None) -> dict:
+        body = {"namespace": namespace_levels(namespace), "properties": properties or {}}
+        return self.catalog_call("POST", f"/{_segment(warehouse)}/namespaces", body)
+
+    def list_namespaces(self, warehouse: str, parent: str | list[str] | None = None) -> list[list[str]]:
+        """The namespaces directly under ``parent`` (None: the top level)."""
+        query = {"parent": NAMESPACE_SEPARATOR.join(namespace_levels(parent))} if parent else None
+        return list(self._pages(f"/{_segment(warehouse)}/namespaces", "namespaces", query))
+
+    def load_namespace(self, warehouse: str, namespace: str | list[str]) -> dict:
+        return self.catalog_call("GET", self._namespace_path(warehouse, namespace))
+
+    def delete_namespace(self, warehouse: str, namespace: str | list[str]) -> None:
+        self.catalog_call("DELETE", self._namespace_path(warehouse, namespace))
+
+    # -- tables -------------------------------------------------------------------------------
+
+    def create_table(self, warehouse: str, namespace: str | list[str], name: str, schema: dict,
+                     partition_spec: dict | None = None, properties: dict[str, str] | None = None) -> dict:
+        """CreateTable with an Iceberg schema (JSON as the spec writes it); returns the LoadTableResult."""
+        body: dict[str, Any] = {"name": name, "schema": schema, "properties": properties or {}}
+        if partition_spec:
+            body["partition-spec"] = partition_spec
+        return self.catalog_call("POST", self._namespace_path(warehouse, namespace) + "/tables", body)
+
+    def list_tables(self, warehouse: str, namespace: str | list[str]) -> list[str]:
+        path = self._namespace_path(warehouse, namespace) + "/tables"
+        return [identifier["name"] for identifier in self._pages(path, "identifiers")]
+
+    def load_table(self, warehouse: str, namespace: str | list[str], name: str) -> dict:
+        """The LoadTableResult: ``metadata-location``, ``metadata`` (schemas, specs, snapshots...)."""
+        return self.catalog_call("GET", self._namespace_path(warehouse, namespace) + f"/tables/{_segment(name)}")
+
+    def delete_table(self, warehouse: str, namespace: str | list[str], name: str, purge: bool = False) -> None:
+        path = self._namespace_path(warehouse, namespace) + f"/tables/{_segment(name)}"
+        self.catalog_call("DELETE", path, query={"purgeRequested": "true"} if purge else None)
+
+    def preview_table(self, warehouse: str, namespace: str | list[str], name: str, limit: int = 10):
+        """The first ``limit`` rows as a pyarrow Table, read with PyIceberg (data files through S3)."""
+        from pyiceberg.catalog import load_catalog as pyiceberg_load_catalog
+
+        self.load_table(warehouse, namespace, name)  # a missing table fails here, with the catalog's message
+        catalog = pyiceberg_load_catalog("aistor", **catalog_properties(self.config, warehouse))
+        table = catalog.load_table((*namespace_levels(namespace), name))
+        try:
+            return table.scan(limit=limit).to_arrow()
+        except OSError as exc:
+            raise ServiceError(f"cannot read the data files of {name}: {exc}") from None
+
+    def catalog_tree(self) -> list[dict]:
+        """warehouse -> namespace (nested) -> table names, for browsing."""
+
+        def namespaces(warehouse: str, parent: list[str] | None) -> list[dict]:
+            nodes = []
+            for levels in self.list_namespaces(warehouse, parent):
+                nodes.append({
+                    "name": levels[-1],
+                    "namespace": ".".join(levels),
+                    "namespaces": namespaces(warehouse, levels),
+                    "tables": self.list_tables(warehouse, levels),
+                })
+            return nodes
+
+        return [{"name": w, "namespaces": namespaces(w, None)} for w in self.list_warehouses()]
+
+    # -- users and policies -------------------------------------------------------------------
+
+    def create_user(self, access_key: str, secret_key: str, policies: list[str] | None = None) -> dict:
+        body = {"accessKey": access_key, "secretKey": secret_key, "policies": policies or []}
+        return self.admin_call("POST", "/users", body)
+
+    def list_users(self) -> Any:
+        return self.admin_call("GET", "/users")
+
+    def delete_user(self, access_key: str) -> None:
+        self.admin_call("DELETE", f"/users/{_segment(access_key)}")
+
+    def attach_policy(self, access_key: str, policy: str) -> Any:
+        return self.admin_call("POST", f"/users/{_segment(access_key)}/policies/{_segment(policy)}")
+
+    def detach_policy(self, access_key: str, policy: str) -> Any:
+        return self.admin_call("DELETE", f"/users/{_segment(access_key)}/policies/{_segment(policy)}")
+
+    def list_policies(self) -> Any:
+        return self.admin_call("GET", "/policies")
+
+    # -- Delta Sharing: shares, tokens, audit -------------------------------------------------
+
+    def list_shares(self) -> list[dict]:
+        return self.admin_call("GET", "/shares")
+
+    def create_share(self, name: str, schema: str, tables: list[str], description: str = "") -> dict:
+        """``tables`` are specs as ``mc table share`` takes them: ``NAME:delta:BUCKET:PATH`` or
+        ``NAME:uniform:WAREHOUSE:NAMESPACE:TABLE``."""
+        body = {"name": name, "schema": schema, "tables": tables, "description": description}
+        return self.admin_call("POST", "/shares", body)
+
+    def get_share(self, name: str) -> dict:
+        """The share with its schemas and tables (kinds and locations)."""
+        return self.admin_call("GET", f"/shares/{_segment(name)}")
+
+    def update_share(self, name: str, add: Sequence[str] = (), remove: Sequence[str] = (),
+                     description: str | None = None) -> dict:
+        """``add``: ``SCHEMA:NAME:delta|uniform:...`` specs; ``remove``: ``SCHEMA/TABLE`` names."""
+        body: dict[str, Any] = {"add": list(add), "remove": list(remove)}
+        if description is not None:
+            body["description"] = description
+        return self.admin_call("PATCH", f"/shares/{_segment(name)}", body)
+
+    def remove_share(self, name: str) -> dict:
+        """Remove a share with its tokens."""
+        return self.admin_call("DELETE", f"/shares/{_segment(name)}")
+
+    def create_token(self, share: str, expires: str | None = None, description: str = "") -> dict:
+        """A bearer token: its ``token`` (shown once) and a ready ``profile`` (the profile.share document)."""
+        body = {"expires": expires, "description": description}
+        return self.admin_call("POST", f"/shares/{_segment(share)}/tokens", body)
+
+    def list_tokens(self, share: str) -> list[dict]:
+        return self.admin_call("GET", f"/shares/{_segment(share)}/tokens")
+
+    def revoke_token(self, share: str, token_id: str) -> dict:
+        return self.admin_call("DELETE", f"/shares/{_segment(share)}/tokens/{_segment(token_id)}")
+
+    def share_audit(self, share: str, limit: int = 100) -> list[dict]:
+        """The newest ``limit`` recipient queries of a share, newest first."""
+        return self.admin_call("GET", f"/shares/{_segment(share)}/audit", query={"limit": str(limit)})

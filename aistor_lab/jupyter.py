@@ -1,0 +1,372 @@
+"""The Jupyter server extension: AIStor-lab next to the notebooks.
+
+When Jupyter starts, the extension starts ``aistor-lab server`` as a supervised child process
+(restarted if it dies, stopped with Jupyter), or attaches to a running service when
+``AIStorLabApp.endpoint`` is set. Before any kernel starts it exports the service to Jupyter's own
+environment, which kernels and terminals inherit::
+
+    AISTOR_ENDPOINT  AISTOR_ACCESS_KEY  AISTOR_SECRET_KEY  AISTOR_WAREHOUSE  AISTOR_REGION
+    AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID  AWS_SECRET_ACCESS_KEY  AWS_REGION  AWS_ALLOW_HTTP
+
+so ``aistor_lab.client.load_catalog()``, ``aistor_lab.spark.session()``, the ``%aistor`` magics,
+boto3, s3fs and deltalake need no arguments. It also serves the side panel's REST API under
+``<base_url>/aistor-lab/api/``, behind Jupyter's authentication.
+
+Configuration (``jupyter_server_config.py`` or ``--AIStorLabApp.<name>=...``): ``address``,
+``data_dir``, ``root_user``, ``root_password``, ``public_endpoint``, ``endpoint``,
+``default_warehouse``, ``startup_timeout``, ``stop_timeout``, ``watch_interval``, ``export_aws_env``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from jupyter_core.paths import jupyter_data_dir
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.extension.application import ExtensionApp
+from jupyter_server.extension.handler import ExtensionHandlerMixin
+from tornado import web
+from tornado.ioloop import IOLoop, PeriodicCallback
+from traitlets import Bool, Float, Unicode
+
+from .actions import current_partition_spec, current_schema
+from .client import AIStorClient, AIStorError, ServiceConfig, ServiceError, ServiceUnreachable
+from .commands import HelpRequested, UsageError, execute, panel_front
+from .process import ServiceProcess
+from .settings import DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USER, parse_address
+
+API = "/aistor-lab/api"
+
+
+def kernel_environment(config: ServiceConfig, export_aws: bool = True) -> dict[str, str]:
+    """The variables kernels see: ours, and the standard AWS ones that boto3, s3fs, deltalake and
+    PyIceberg's SigV4 signer read."""
+    env = {
+        "AISTOR_ENDPOINT": config.endpoint,
+        "AISTOR_ACCESS_KEY": config.access_key,
+        "AISTOR_SECRET_KEY": config.secret_key,
+        "AISTOR_REGION": config.region,
+        "AISTOR_WAREHOUSE": config.warehouse or "",
+    }
+    if export_aws:
+        env.update({
+            "AWS_ENDPOINT_URL": config.endpoint,
+            "AWS_ACCESS_KEY_ID": config.access_key,
+            "AWS_SECRET_ACCESS_KEY": config.secret_key,
+            "AWS_REGION": config.region,
+            # deltalake (Rust object_store) refuses http:// endpoints unless told.
+            "AWS_ALLOW_HTTP": "true" if config.endpoint.startswith("http://") else "false",
+        })
+    return env
+
+
+class Supervisor:
+    """Keeps one ``aistor-lab server`` child alive: starts it, restarts it when it dies, stops it."""
+
+    def __init__(self, process: ServiceProcess, log, *, startup_timeout: float, stop_timeout: float,
+                 watch_interval: float):
+        self.process = process
+        self.log = log
+        self.startup_timeout = startup_timeout
+        self.stop_timeout = stop_timeout
+        self.restarts = 0
+        self._stopping = False
+        self._restarting = False
+        self._watch = PeriodicCallback(self._check, watch_interval * 1000)
+
+    @property
+    def running(self) -> bool:
+        proc = self.process.proc
+        return proc is not None and proc.poll() is None
+
+    async def start(self) -> None:
+        await IOLoop.current().run_in_executor(None, self.process.start, self.startup_timeout)
+        atexit.register(self.process.kill)  # a Jupyter that exits without its stop hooks leaves no orphan
+        self._watch.start()
+        self.log.info("aistor-lab | service running at %s (pid %s)", self.process.endpoint, self.process.proc.pid)
+
+    async def _check(self) -> None:
+        if self._stopping or self._restarting or self.running:
+            return
+        code = self.process.proc.returncode if self.process.proc else None
+        self.log.warning("aistor-lab | service exited (code %s); restarting", code)
+        self._restarting = True
+        self.restarts += 1
+        try:
+            await IOLoop.current().run_in_executor(None, self.process.start, self.startup_timeout)
+            self.log.info("aistor-lab | service restarted at %s", self.process.endpoint)
+        except (RuntimeError, OSError) as exc:  # the next check tries again
+            self.log.error("aistor-lab | restart failed: %s", exc)
+            self.process.kill()
+        finally:
+            self._restarting = False
+
+    async def stop(self) -> None:
+        """SIGTERM, then SIGKILL; never raises and never waits much longer than ``stop_timeout``."""
+        self._stopping = True
+        self._watch.stop()
+        try:
+            stopping = IOLoop.current().run_in_executor(None, self.process.stop, self.stop_timeout)
+            await asyncio.wait_for(stopping, self.stop_timeout + 5)
+        except (OSError, subprocess.SubprocessError) as exc:  # TimeoutError is an OSError
+            self.log.error("aistor-lab | stopping the service failed: %r; killing it", exc)
+            try:
+                self.process.kill()
+            except OSError as kill_error:
+                self.log.error("aistor-lab | killing the service failed: %r", kill_error)
+        atexit.unregister(self.process.kill)
+        self.log.info("aistor-lab | service stopped")
+
+
+class AIStorLabApp(ExtensionApp):
+    """Runs (or attaches to) the AIStor-lab service for this Jupyter and its kernels."""
+
+    name = "aistor_lab"
+
+    address = Unicode(
+        "127.0.0.1:0", help="HOST:PORT the managed service listens on; port 0 picks a free port."
+    ).tag(config=True)
+    data_dir = Unicode(
+        "", help="Data directory of the managed service (default: <Jupyter data dir>/aistor-lab/data)."
+    ).tag(config=True)
+    root_user = Unicode(
+        DEFAULT_ROOT_USER, help="Root access key of the managed service; with `endpoint`, the access key to use."
+    ).tag(config=True)
+    root_password = Unicode(
+        DEFAULT_ROOT_PASSWORD, help="Root secret key of the managed service; with `endpoint`, the secret key."
+    ).tag(config=True)
+    public_endpoint = Unicode(
+        "", help="The address clients outside this machine use (written into profile.share files)."
+    ).tag(config=True)
+    endpoint = Unicode(
+        "", help="Attach to this running AIStor(-lab) endpoint instead of starting a service."
+    ).tag(config=True)
+    region = Unicode("us-east-1", help="The region clients sign requests for.").tag(config=True)
+    default_warehouse = Unicode(
+        "analytics", help="Warehouse exported as AISTOR_WAREHOUSE (created on start for a managed service)."
+    ).tag(config=True)
+    startup_timeout = Float(60, help="Seconds to wait for the service to become healthy.").tag(config=True)
+    stop_timeout = Float(10, help="Seconds the service gets to stop before it is killed.").tag(config=True)
+    watch_interval = Float(2, help="Seconds between checks that the managed service is alive.").tag(config=True)
+    export_aws_env = Bool(
+        True, help="Also export AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ... to kernels."
+    ).tag(config=True)
+
+    supervisor: Supervisor | None = None
+    service: ServiceConfig
+
+    def initialize_settings(self) -> None:
+        if self.endpoint:
+            endpoint = self.endpoint.rstrip("/")
+        else:
+            host, port = parse_address(self.address)
+            data_dir = Path(self.data_dir or Path(jupyter_data_dir()) / "aistor-lab" / "data").expanduser()
+            data_dir.mkdir(parents=True, exist_ok=True)
+            child_env = {"AISTOR_ROOT_USER": self.root_user, "AISTOR_ROOT_PASSWORD": self.root_password,
+                         "AISTOR_REGION": self.region}
+            if self.public_endpoint:
+                child_env["AISTOR_PUBLIC_ENDPOINT"] = self.public_endpoint
+            process = ServiceProcess(data_dir, host=host, port=port or None, env=child_env,
+                                     log_path=data_dir.parent / "server.log")
+            self.supervisor = Supervisor(process, self.log, startup_timeout=self.startup_timeout,
+                                         stop_timeout=self.stop_timeout, watch_interval=self.watch_interval)
+            endpoint = process.endpoint
+        self.service = ServiceConfig(endpoint, self.root_user, self.root_password, self.region,
+                                     self.default_warehouse or None)
+        # Kernels inherit the server's environment: set it before any kernel starts.
+        os.environ.update(kernel_environment(self.service, self.export_aws_env))
+        self.log.info("aistor-lab | kernels will use the service at %s", endpoint)
+
+    def initialize_handlers(self) -> None:
+        self.handlers.extend([
+            (f"{API}/status", StatusHandler),
+            (f"{API}/tree", TreeHandler),
+            (rf"{API}/warehouses/([^/]+)/namespaces/([^/]+)/tables/([^/]+)", TableHandler),
+            (f"{API}/shares", SharesHandler),
+            (rf"{API}/shares/([^/]+)", ShareHandler),
+            (rf"{API}/shares/([^/]+)/tokens", TokensHandler),
+            (f"{API}/commands", CommandsHandler),
+        ])
+
+    async def _start_jupyter_server_extension(self, serverapp) -> None:
+        if self.supervisor is None:
+            await self._check_attached()
+            return
+        try:
+            await self.supervisor.start()
+        except (RuntimeError, OSError) as exc:  # TimeoutError is an OSError
+            self.log.error("aistor-lab | the service did not start: %s (log: %s)", exc, self.supervisor.process.log_path)
+            return
+        if self.default_warehouse:
+            await IOLoop.current().run_in_executor(None, self._ensure_warehouse, self.default_warehouse)
+
+    async def _check_attached(self) -> None:
+        try:
+            await IOLoop.current().run_in_executor(None, AIStorClient(self.service).health)
+            self.log.info("aistor-lab | attached to %s", self.service.endpoint)
+        except AIStorError as exc:
+            self.log.warning("aistor-lab | %s", exc.message)
+
+    def _ensure_warehouse(self, name: str) -> None:
+        try:
+            AIStorClient(self.service).create_warehouse(name)
+        except ServiceError as exc:
+            if exc.status != 409:
+                self.log.warning("aistor-lab | cannot create the default warehouse %r: %s", name, exc.message)
+
+    async def stop_extension(self) -> None:
+        if self.supervisor is not None:
+            await self.supervisor.stop()
+
+    def status(self) -> dict[str, Any]:
+        supervisor = self.supervisor
+        try:
+            AIStorClient(self.service, timeout=5).health()
+            healthy = True
+        except AIStorError:
+            healthy = False
+        return {
+            "mode": "attached" if supervisor is None else "managed",
+            "endpoint": self.service.endpoint,
+            "publicEndpoint": self.public_endpoint or None,
+            "healthy": healthy,
+            "warehouse": self.service.warehouse,
+            "accessKey": self.service.access_key,
+            "pid": supervisor.process.proc.pid if supervisor and supervisor.running else None,
+            "restarts": supervisor.restarts if supervisor else 0,
+            "dataDir": str(supervisor.process.data_dir) if supervisor else None,
+        }
+
+
+# -- the REST API of the side panel ---------------------------------------------------------------
+
+
+def _error_status(exc: AIStorError) -> int:
+    if isinstance(exc, UsageError):
+        return 400
+    if isinstance(exc, ServiceUnreachable):
+        return 503
+    if isinstance(exc, ServiceError) and 400 <= exc.status < 500:
+        return exc.status
+    return 502
+
+
+class AIStorAPIHandler(ExtensionHandlerMixin, APIHandler):
+    """Runs blocking client calls off Jupyter's event loop and answers JSON; errors are
+    ``{"error": message}`` with a status that says whose fault it was."""
+
+    @property
+    def app(self) -> AIStorLabApp:
+        return self.extensionapp  # type: ignore[return-value]
+
+    @property
+    def client(self) -> AIStorClient:
+        return AIStorClient(self.app.service)
+
+    async def answer(self, call, *args: Any) -> None:
+        try:
+            result = await IOLoop.current().run_in_executor(None, call, *args)
+        except UsageError as exc:
+            self.set_status(400)
+            self.finish(json.dumps({"error": exc.message, "usage": exc.usage}))
+            return
+        except AIStorError as exc:
+            self.set_status(_error_status(exc))
+            self.finish(json.dumps({"error": exc.message}))
+            return
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(result, default=str))
+
+
+class StatusHandler(AIStorAPIHandler):
+    @web.authenticated
+    async def get(self) -> None:
+        await self.answer(self.app.status)
+
+
+class TreeHandler(AIStorAPIHandler):
+    @web.authenticated
+    async def get(self) -> None:
+        await self.answer(self.client.catalog_tree)
+
+
+def table_details(client: AIStorClient, warehouse: str, namespace: str, table: str, preview_rows: int) -> dict:
+    """What the panel shows of a table: schema, partition spec, properties, snapshots, first rows."""
+    loaded = client.load_table(warehouse, namespace, table)
+    metadata = loaded["metadata"]
+    details = {
+        "warehouse": warehouse,
+        "namespace": namespace,
+        "table": table,
+        "location": metadata.get("location"),
+        "metadataLocation": loaded.get("metadata-location"),
+        "formatVersion": metadata.get("format-version"),
+        "schema": current_schema(metadata),
+        "partitionSpec": current_partition_spec(metadata),
+        "properties": metadata.get("properties", {}),
+        "currentSnapshotId": metadata.get("current-snapshot-id"),
+        "snapshots": metadata.get("snapshots", []),
+        "preview": None,
+    }
+    if preview_rows > 0:
+        rows = client.preview_table(warehouse, namespace, table, preview_rows)
+        details["preview"] = {"columns": rows.column_names, "rows": rows.to_pylist()}
+    return details
+
+
+class TableHandler(AIStorAPIHandler):
+    @web.authenticated
+    async def get(self, warehouse: str, namespace: str, table: str) -> None:
+        try:
+            preview_rows = int(self.get_argument("preview", "20"))
+        except ValueError:
+            raise web.HTTPError(400, "preview must be a number of rows") from None
+        await self.answer(table_details, self.client, warehouse, namespace, table, preview_rows)
+
+
+class SharesHandler(AIStorAPIHandler):
+    @web.authenticated
+    async def get(self) -> None:
+        await self.answer(self.client.list_shares)
+
+
+class ShareHandler(AIStorAPIHandler):
+    @web.authenticated
+    async def get(self, share: str) -> None:
+        await self.answer(self.client.get_share, share)
+
+
+class TokensHandler(AIStorAPIHandler):
+    @web.authenticated
+    async def get(self, share: str) -> None:
+        await self.answer(self.client.list_tokens, share)
+
+
+class CommandsHandler(AIStorAPIHandler):
+    """The panel's actions: ``{"argv": ["share", "token", "create", "sales", "--expires", "30d"]}`` runs
+    a command of the command table (without an alias) and answers its data, text and HTML."""
+
+    @web.authenticated
+    async def post(self) -> None:
+        try:
+            argv = json.loads(self.request.body or b"{}").get("argv")
+        except (ValueError, AttributeError):
+            argv = None
+        if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+            raise web.HTTPError(400, 'expected {"argv": ["command", "arguments", ...]}')
+
+        def run() -> dict:
+            try:
+                args, result = execute(argv, panel_front(), service=self.app.service)
+            except HelpRequested as help_text:
+                return {"help": help_text.text}
+            return {"command": args._command.name, "data": result.data(), "text": result.text(),
+                    "html": result.html()}
+
+        await self.answer(run)

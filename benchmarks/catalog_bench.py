@@ -1,0 +1,370 @@
+"""Side-by-side Iceberg catalog benchmark: aistor-lab's REST catalog against PyIceberg's SqlCatalog
+(SQLite, in process) and SeaweedFS's REST catalog, all on 127.0.0.1.
+
+Two workloads, one PyIceberg client: commits per second (appends of a small batch to one table,
+one after the other) and load-table latency (p50/p99 of ``load_table`` on that table). Within a
+workload the catalogs take turns, one operation each, so that noise from the rest of the machine
+falls on all of them alike; ``--repeat N`` runs the whole sequence N times on new tables and the
+table shows medians. Ratios read ">1: aistor-lab is better".
+
+    .venv/bin/python benchmarks/catalog_bench.py [--quick] [--repeat 3] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from functools import partial
+from importlib import metadata
+from pathlib import Path
+
+import pyarrow as pa
+from catalogs import CATALOGS, CatalogUnderTest, open_catalog, start_server
+from peers import OURS, ServerProcess, stop_all
+from pyiceberg.catalog import Catalog
+from pyiceberg.table import Table
+from s3_bench import environment, medians
+
+NAMESPACE = "bench"
+FULL = {"commits": 100, "loads": 200}
+QUICK = {"commits": 20, "loads": 50}
+
+
+class WrongResult(Exception):
+    """A catalog returned a table that does not hold what was committed."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str  # the name in the JSON output
+    label: str
+    unit: str
+    higher_is_better: bool
+
+
+def define_figures(args: argparse.Namespace) -> list[Figure]:
+    return [
+        Figure("commits_per_s", f"append {args.rows} rows, {args.commits} commits", "commits/s", True),
+        Figure("commit_p50_ms", "  of which commit_table p50", "ms", False),
+        Figure("load_p50_ms", f"load_table p50 of {args.loads}", "ms", False),
+        Figure("load_p99_ms", f"load_table p99 of {args.loads}", "ms", False),
+    ]
+
+
+def batch(rows: int) -> pa.Table:
+    return pa.table({
+        "id": pa.array(range(rows), pa.int64()),
+        "name": pa.array([f"row-{i}" for i in range(rows)], pa.string()),
+    })
+
+
+def total_records(table: Table) -> int:
+    snapshot = table.current_snapshot()
+    return int(snapshot.summary["total-records"]) if snapshot and snapshot.summary else 0
+
+
+# A catalog's figures from one workload, or why it failed.
+Outcome = dict[str, float] | str
+
+
+def failure(exc: BaseException) -> str:
+    return f"error: {type(exc).__name__}: {exc}"
+
+
+def take_turns(operations: dict[str, Callable[[], object]], count: int) -> dict[str, list[float] | str]:
+    """Run every catalog's operation ``count`` times, the catalogs taking turns, so that noise from
+    the rest of the machine falls on all of them alike; per catalog the seconds of each run, or
+    the error that stopped it."""
+    seconds: dict[str, list[float] | str] = {name: [] for name in operations}
+    for _ in range(count):
+        for name, operation in operations.items():
+            if isinstance(seconds[name], str):
+                continue
+            start = time.perf_counter()
+            try:
+                operation()
+            except Exception as exc:  # noqa: BLE001 - record it, go on with the other catalogs
+                seconds[name] = failure(exc)
+                continue
+            seconds[name].append(time.perf_counter() - start)
+    return seconds
+
+
+@contextmanager
+def timing_commit_table(catalog: Catalog, into: list[float]) -> Iterator[None]:
+    """Append to ``into`` the seconds of each ``commit_table`` call: the catalog's own part of an
+    append, the commit request, made after the data file, manifest and manifest list are written."""
+    commit_table = catalog.commit_table
+
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return commit_table(*args, **kwargs)
+        finally:
+            into.append(time.perf_counter() - start)
+
+    catalog.commit_table = timed  # tables commit through the catalog object that loaded them
+    try:
+        yield
+    finally:
+        del catalog.commit_table  # back to the class's method
+
+
+def commit_round(catalogs: list[CatalogUnderTest], identifier: str, data: pa.Table, count: int
+                 ) -> dict[str, Outcome]:
+    """Create the table and append once untimed (client FileIO, connections), then ``count``
+    appends; commits/s and the p50 of ``commit_table``."""
+    outcomes: dict[str, Outcome] = {}
+    tables: dict[str, Table] = {}
+    for under_test in catalogs:
+        try:
+            tables[under_test.name] = under_test.catalog.create_table(identifier, schema=data.schema)
+            tables[under_test.name].append(data)
+        except Exception as exc:  # noqa: BLE001
+            outcomes[under_test.name] = failure(exc)
+    in_catalog: dict[str, list[float]] = {name: [] for name in tables}
+    with ExitStack() as stack:
+        for under_test in catalogs:
+            if under_test.name in tables:
+                stack.enter_context(timing_commit_table(under_test.catalog, in_catalog[under_test.name]))
+        seconds = take_turns({name: partial(table.append, data) for name, table in tables.items()}, count)
+    expected = data.num_rows * (count + 1)
+    for name, table in tables.items():
+        if isinstance(seconds[name], str):
+            outcomes[name] = seconds[name]
+        elif total_records(table) != expected:
+            outcomes[name] = failure(WrongResult(f"{total_records(table)} records after the commits, not {expected}"))
+        else:
+            outcomes[name] = {
+                "commits_per_s": count / sum(seconds[name]),
+                "commit_p50_ms": statistics.median(in_catalog[name]) * 1000,
+            }
+    return outcomes
+
+
+def load_round(catalogs: list[CatalogUnderTest], identifier: str, expected_rows: int, count: int
+               ) -> dict[str, Outcome]:
+    """One untimed ``load_table``, then ``count`` timed ones, each checked; p50 and p99 in ms."""
+
+    def load(catalog: Catalog) -> None:
+        rows = total_records(catalog.load_table(identifier))
+        if rows != expected_rows:
+            raise WrongResult(f"loaded a table of {rows} records, not {expected_rows}")
+
+    outcomes: dict[str, Outcome] = {}
+    operations = {}
+    for under_test in catalogs:
+        operation = partial(load, under_test.catalog)
+        try:
+            operation()
+        except Exception as exc:  # noqa: BLE001
+            outcomes[under_test.name] = failure(exc)
+            continue
+        operations[under_test.name] = operation
+    for name, seconds in take_turns(operations, count).items():
+        if isinstance(seconds, str):
+            outcomes[name] = seconds
+        else:
+            cuts = statistics.quantiles(seconds, n=100, method="inclusive")
+            outcomes[name] = {"load_p50_ms": statistics.median(seconds) * 1000, "load_p99_ms": cuts[98] * 1000}
+    return outcomes
+
+
+def start_catalogs(
+    names: list[str], root: Path, started: list[ServerProcess], timeout: float
+) -> tuple[list[CatalogUnderTest], dict[str, str]]:
+    """Start every server at once (appending to ``started`` so the caller stops them), then open
+    each catalog; returns the usable ones and why each other one is not."""
+    failures: dict[str, str] = {}
+    servers: dict[str, ServerProcess | None] = {}
+    for name in names:
+        (root / name).mkdir()
+        try:
+            servers[name] = start_server(name, root / name)
+        except Exception as exc:  # noqa: BLE001 - one catalog missing must not stop the others
+            failures[name] = f"not started: {exc}"
+            continue
+        if servers[name] is not None:
+            started.append(servers[name])
+    ready = []
+    for name, server in servers.items():
+        try:
+            under_test = open_catalog(name, root / name, server, timeout)
+            under_test.catalog.create_namespace(NAMESPACE)
+            ready.append(under_test)
+        except Exception as exc:  # noqa: BLE001
+            failures[name] = f"not ready: {type(exc).__name__}: {exc}"
+            if server is not None:
+                stop_all([server])
+    return ready, failures
+
+
+Samples = dict[str, dict[str, list[float] | str]]
+Workload = Callable[[list[CatalogUnderTest], str], dict[str, Outcome]]
+
+
+def run_rounds(args: argparse.Namespace, catalogs: list[CatalogUnderTest]) -> Samples:
+    """Each round: the commits, then the loads, every catalog taking turns within each. A catalog's
+    entry for a figure is its values so far, or the error that ended them (later rounds skip it)."""
+    data = batch(args.rows)
+    expected_rows = args.rows * (args.commits + 1)
+    workloads: list[tuple[str, list[str], Workload]] = [
+        ("commits", ["commits_per_s", "commit_p50_ms"], lambda cs, t: commit_round(cs, t, data, args.commits)),
+        ("loads", ["load_p50_ms", "load_p99_ms"], lambda cs, t: load_round(cs, t, expected_rows, args.loads)),
+    ]
+    samples: Samples = {key: {} for _, keys, _ in workloads for key in keys}
+    for number in range(1, args.repeat + 1):
+        identifier = f"{NAMESPACE}.round_{number}"
+        for label, keys, run in workloads:
+            active = [c for c in catalogs if not isinstance(samples[keys[0]].get(c.name), str)]
+            outcomes = run(active, identifier)
+            for under_test in active:
+                outcome = outcomes[under_test.name]
+                for key in keys:
+                    if isinstance(outcome, str):
+                        samples[key][under_test.name] = outcome
+                    else:
+                        samples[key].setdefault(under_test.name, []).append(outcome[key])
+                shown = outcome if isinstance(outcome, str) else "  ".join(f"{k} {v:,.2f}" for k, v in outcome.items())
+                where = f"round {number}  " if args.repeat > 1 else ""
+                print(f"  {where}{label:<8} {under_test.name:<11} {shown}", flush=True)
+    return samples
+
+
+def ratios(figures: list[Figure], results: dict[str, dict[str, float | str]], peers: list[str]
+           ) -> dict[str, dict[str, float]]:
+    """Per figure and peer, how much better ours is: ours/peer for throughputs, peer/ours for latencies."""
+    table: dict[str, dict[str, float]] = {}
+    for figure in figures:
+        row = results.get(figure.key, {})
+        ours = row.get(OURS)
+        table[figure.key] = {
+            peer: ours / row[peer] if figure.higher_is_better else row[peer] / ours
+            for peer in peers
+            if isinstance(ours, float) and isinstance(row.get(peer), float) and ours > 0 and row[peer] > 0
+        }
+    return table
+
+
+def render_table(figures: list[Figure], names: list[str], results: dict[str, dict[str, float | str]],
+                 ratio: dict[str, dict[str, float]]) -> str:
+    peers = [name for name in names if name != OURS] if OURS in names else []
+    rows = [["figure", "unit", *names, *(f"vs {peer}" for peer in peers)]]
+    for figure in figures:
+        row = results.get(figure.key, {})
+        values = [f"{row[n]:,.2f}" if isinstance(row.get(n), float) else "ERR" if n in row else "-" for n in names]
+        shares = [f"{ratio[figure.key][p]:.2f}x" if p in ratio.get(figure.key, {}) else "-" for p in peers]
+        rows.append([figure.label, figure.unit, *values, *shares])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for index, cells in enumerate(rows):
+        text = [cells[0].ljust(widths[0]), cells[1].ljust(widths[1])]
+        text += [cell.rjust(width) for cell, width in zip(cells[2:], widths[2:])]
+        lines.append("  ".join(text).rstrip())
+        if index == 0:
+            lines.append("-" * len(lines[0]))
+    if peers:
+        lines.append(f"vs <peer>: how many times better {OURS} is, >1 = {OURS} better "
+                     "(commits/s: ours/peer; latency: peer/ours)")
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true",
+                        help=f"small run: {QUICK['commits']} commits, {QUICK['loads']} loads "
+                             "(explicit options still win)")
+    parser.add_argument("--commits", type=int, help=f"timed appends per round (default {FULL['commits']})")
+    parser.add_argument("--rows", type=int, default=10, help="rows per append (default 10)")
+    parser.add_argument("--loads", type=int, help=f"timed load_table calls per round (default {FULL['loads']})")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds of the whole sequence, each on a new table; the table shows medians")
+    parser.add_argument("--catalogs", default=",".join(CATALOGS),
+                        help=f"comma-separated subset of {', '.join(CATALOGS)} (default all)")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON here")
+    parser.add_argument("--workdir", type=Path, help="parent of the scratch directory (default: system temp)")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch directory (data and server logs)")
+    parser.add_argument("--start-timeout", type=float, default=60, help="seconds a catalog may take to answer")
+    args = parser.parse_args(argv)
+    for name, value in (QUICK if args.quick else FULL).items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    args.catalogs = [name.strip() for name in args.catalogs.split(",") if name.strip()]
+    unknown = sorted(set(args.catalogs) - set(CATALOGS))
+    if unknown:
+        parser.error(f"unknown catalogs: {', '.join(unknown)}")
+    if min(args.commits, args.rows, args.repeat) < 1 or args.loads < 2:
+        parser.error("--commits, --rows and --repeat must be >= 1, --loads >= 2")
+    return args
+
+
+def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]) -> int:
+    env = {**environment(), "pyiceberg": metadata.version("pyiceberg"), "pyarrow": pa.__version__}
+    print(f"catalog_bench: {env['cpus']} CPUs shared by client and servers; scratch in {root}", flush=True)
+    catalogs, failures = start_catalogs(args.catalogs, root, started, args.start_timeout)
+    for name, why in failures.items():
+        print(f"  {name} skipped, {why.splitlines()[0]}", file=sys.stderr, flush=True)
+    for under_test in catalogs:
+        print(f"  {under_test.name} {under_test.version} at {under_test.where}", flush=True)
+    figures = define_figures(args)
+    samples = run_rounds(args, catalogs)
+    results = medians(samples)
+    peers = [name for name in args.catalogs if name != OURS]
+    ratio = ratios(figures, results, peers)
+    print()
+    if args.repeat > 1:
+        print(f"medians of {args.repeat} rounds")
+    print(render_table(figures, args.catalogs, results, ratio))
+    errors = {f"{key} on {name}": value for key, row in results.items() for name, value in row.items()
+              if isinstance(value, str)}
+    for where, what in {**failures, **errors}.items():
+        print(f"  {where}: {what.splitlines()[0]}", file=sys.stderr)
+    if args.json:
+        args.json.write_text(json.dumps({
+            "settings": {"commits": args.commits, "rows": args.rows, "loads": args.loads, "repeat": args.repeat},
+            "environment": env,
+            "catalogs": {c.name: {"version": c.version, "where": c.where} for c in catalogs},
+            "failures": failures,
+            "figures": {f.key: {"label": f.label, "unit": f.unit, "higher_is_better": f.higher_is_better}
+                        for f in figures},
+            "results": results,
+            "samples": samples,
+            "ratios": {f"{OURS} vs {peer}": {key: r[peer] for key, r in ratio.items() if peer in r}
+                       for peer in peers},
+        }, indent=2) + "\n")
+    return 1 if failures or errors else 0
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    root = Path(tempfile.mkdtemp(prefix="catalogbench-", dir=args.workdir))
+    started: list[ServerProcess] = []
+    try:
+        return benchmark(args, root, started)
+    except KeyboardInterrupt:
+        print("catalog_bench: interrupted; stopping the servers", file=sys.stderr)
+        return 130
+    finally:
+        stop_all(started)
+        if args.keep:
+            print(f"catalog_bench: kept {root}", file=sys.stderr)
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
