@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import signal
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -29,7 +26,7 @@ from pathlib import Path
 
 import pyarrow as pa
 from catalogs import CATALOGS, CatalogUnderTest, open_catalog, start_server
-from peers import OURS, ServerProcess, stop_all
+from peers import OURS, ServerProcess, run_with_servers, stop_all
 from pyiceberg.catalog import Catalog
 from pyiceberg.table import Table
 from s3_bench import environment, medians
@@ -344,26 +341,9 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
     return 1 if failures or errors else 0
 
 
-def _stop_on_sigterm(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    signal.signal(signal.SIGTERM, _stop_on_sigterm)
-    root = Path(tempfile.mkdtemp(prefix="catalogbench-", dir=args.workdir))
-    started: list[ServerProcess] = []
-    try:
-        return benchmark(args, root, started)
-    except KeyboardInterrupt:
-        print("catalog_bench: interrupted; stopping the servers", file=sys.stderr)
-        return 130
-    finally:
-        stop_all(started)
-        if args.keep:
-            print(f"catalog_bench: kept {root}", file=sys.stderr)
-        else:
-            shutil.rmtree(root, ignore_errors=True)
+    return run_with_servers("catalog_bench", args.workdir, args.keep, lambda root, started: benchmark(args, root, started))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -255,3 +256,27 @@ SERVERS: dict[str, Callable[[Path], ServerProcess]] = {
     "seaweedfs": seaweedfs,
 }
 OURS = "aistor-lab"
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def run_with_servers(name: str, workdir: str | None, keep: bool,
+                     benchmark: Callable[[Path, list[ServerProcess]], int]) -> int:
+    """Run ``benchmark(scratch_dir, started_servers)``; whatever happens (Ctrl-C, SIGTERM, errors),
+    stop every server it started and remove the scratch directory unless ``keep``."""
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    root = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=workdir))
+    started: list[ServerProcess] = []
+    try:
+        return benchmark(root, started)
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted; stopping the servers", file=sys.stderr)
+        return 130
+    finally:
+        stop_all(started)
+        if keep:
+            print(f"{name}: kept {root}", file=sys.stderr)
+        else:
+            shutil.rmtree(root, ignore_errors=True)

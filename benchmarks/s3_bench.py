@@ -16,18 +16,15 @@ import json
 import os
 import platform
 import re
-import shutil
-import signal
 import statistics
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import boto3
 import disk_reference
-from peers import OURS, SERVERS, ServerProcess, s3_client, stop_all
+from peers import OURS, SERVERS, ServerProcess, run_with_servers, s3_client, stop_all
 from workloads import BigFile, MiB, SmallObjects, get_big, get_small, put_big, put_small
 
 BUCKET = "bench"
@@ -273,26 +270,9 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
     return 1 if failures or errors else 0
 
 
-def _stop_on_sigterm(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    signal.signal(signal.SIGTERM, _stop_on_sigterm)
-    root = Path(tempfile.mkdtemp(prefix="s3bench-", dir=args.workdir))
-    started: list[ServerProcess] = []
-    try:
-        return benchmark(args, root, started)
-    except KeyboardInterrupt:
-        print("s3_bench: interrupted; stopping the servers", file=sys.stderr)
-        return 130
-    finally:
-        stop_all(started)
-        if args.keep:
-            print(f"s3_bench: kept {root}", file=sys.stderr)
-        else:
-            shutil.rmtree(root, ignore_errors=True)
+    return run_with_servers("s3_bench", args.workdir, args.keep, lambda root, started: benchmark(args, root, started))
 
 
 if __name__ == "__main__":
