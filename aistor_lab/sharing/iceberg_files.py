@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from pyiceberg.avro.file import AvroFile
-from pyiceberg.io import InputFile
 from pyiceberg.manifest import MANIFEST_ENTRY_SCHEMAS, ManifestFile, read_manifest_list
 from pyiceberg.typedef import Record
 
 from ..store import NoSuchBucket, NoSuchKey, ObjectStore, PreconditionFailed, WriteCondition
+from ..tables.bytes_input import BytesInputFile
 from ..tables.cache import LruCache
 from ..tables.documents import split_location
 from .errors import InternalError
@@ -61,21 +61,6 @@ class ManifestRow:
     referenced_data_file: str | None
     content_offset: int | None
     content_size: int | None
-
-
-class _BytesInputFile(InputFile):
-    def __init__(self, location: str, data: bytes):
-        super().__init__(location)
-        self._data = data
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def exists(self) -> bool:
-        return True
-
-    def open(self, seekable: bool = True) -> io.BytesIO:
-        return io.BytesIO(self._data)
 
 
 def _row(record: Record, manifest: ManifestFile) -> ManifestRow:
@@ -137,14 +122,14 @@ class TableFiles:
 
     def manifest_list(self, location: str) -> tuple[ManifestFile, ...]:
         return self._manifest_lists.get_or_load(
-            location, lambda: tuple(read_manifest_list(_BytesInputFile(location, self.read(location))))
+            location, lambda: tuple(read_manifest_list(BytesInputFile(location, self.read(location))))
         )
 
     def manifest(self, manifest: ManifestFile) -> tuple[ManifestRow, ...]:
         """Every entry of a manifest, DELETED ones included (they say what a snapshot removed)."""
 
         def load() -> tuple[ManifestRow, ...]:
-            data = _BytesInputFile(manifest.manifest_path, self.read(manifest.manifest_path))
+            data = BytesInputFile(manifest.manifest_path, self.read(manifest.manifest_path))
             with AvroFile[Record](data, _ENTRY_SCHEMA, read_types={-1: Record}) as reader:
                 return tuple(_row(record, manifest) for record in reader)
 

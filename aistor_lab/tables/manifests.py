@@ -3,7 +3,6 @@ columns the catalog needs: which manifests a snapshot uses and how many row ids 
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
 DATA_CONTENT = 0
@@ -21,23 +20,14 @@ class ManifestSummary:
 def read_manifest_list(location: str, data: bytes) -> list[ManifestSummary]:
     # Imported here: PyIceberg is heavy and only needed when a manifest list is actually read.
     from pyiceberg.avro.file import AvroFile
-    from pyiceberg.io import InputFile
     from pyiceberg.manifest import MANIFEST_LIST_FILE_SCHEMAS
     from pyiceberg.typedef import Record
 
-    class _BytesInputFile(InputFile):
-        def __len__(self) -> int:
-            return len(data)
-
-        def exists(self) -> bool:
-            return True
-
-        def open(self, seekable: bool = True) -> io.BytesIO:
-            return io.BytesIO(data)
+    from .bytes_input import BytesInputFile
 
     schema = MANIFEST_LIST_FILE_SCHEMAS[max(MANIFEST_LIST_FILE_SCHEMAS)]  # the newest: has first_row_id
     at = {field.name: i for i, field in enumerate(schema.fields)}
-    with AvroFile[Record](_BytesInputFile(location), schema, read_types={-1: Record}) as reader:
+    with AvroFile[Record](BytesInputFile(location, data), schema, read_types={-1: Record}) as reader:
         return [
             ManifestSummary(
                 r[at["manifest_path"]],
