@@ -22,6 +22,7 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 from botocore.exceptions import HTTPClientError
+from botocore.exceptions import SSLError as BotocoreSSLError
 from botocore.httpsession import URLLib3Session
 
 CATALOG_PREFIX = "/_iceberg/v1"
@@ -66,6 +67,8 @@ class ServiceConfig:
     secret_key: str
     region: str = DEFAULT_REGION
     warehouse: str | None = None  # the default warehouse, when one is known
+    # The PEM file of the CAs to verify an https endpoint with; None: $AWS_CA_BUNDLE, else certifi's.
+    ca_bundle: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ServiceConfig | None:
@@ -80,6 +83,7 @@ class ServiceConfig:
             secret_key=env.get("AISTOR_SECRET_KEY") or env.get("AWS_SECRET_ACCESS_KEY") or "",
             region=env.get("AISTOR_REGION") or env.get("AWS_REGION") or DEFAULT_REGION,
             warehouse=env.get("AISTOR_WAREHOUSE") or None,
+            ca_bundle=env.get("AISTOR_CA_BUNDLE") or None,
         )
 
 
@@ -148,7 +152,9 @@ class AIStorClient:
     def __init__(self, config: ServiceConfig, timeout: float = 60):
         self.config = config
         self._credentials = Credentials(config.access_key, config.secret_key)
-        self._http = URLLib3Session(timeout=timeout)
+        # botocore's own clients read AWS_CA_BUNDLE; its bare HTTP session does not, so we do.
+        verify = config.ca_bundle or os.environ.get("AWS_CA_BUNDLE") or True
+        self._http = URLLib3Session(timeout=timeout, verify=verify)
 
     @classmethod
     def from_env(cls) -> AIStorClient:
@@ -173,6 +179,9 @@ class AIStorClient:
             SigV4Auth(self._credentials, service, self.config.region).add_auth(request)
         try:
             response = self._http.send(request.prepare())
+        except BotocoreSSLError as exc:  # a ConnectionError too, but "is it running?" would mislead
+            raise ServiceUnreachable(f"cannot verify the TLS certificate of {self.config.endpoint}: {exc} "
+                                     "(set AISTOR_CA_BUNDLE to a PEM file with its CA)") from None
         except BotocoreConnectionError:
             raise ServiceUnreachable(f"cannot reach the AIStor service at {self.config.endpoint}: is it running?") from None
         except HTTPClientError as exc:

@@ -8,12 +8,15 @@ environment, which kernels and terminals inherit::
     AISTOR_ENDPOINT  AISTOR_ACCESS_KEY  AISTOR_SECRET_KEY  AISTOR_WAREHOUSE  AISTOR_REGION
     AWS_ENDPOINT_URL AWS_ACCESS_KEY_ID  AWS_SECRET_ACCESS_KEY  AWS_REGION  AWS_ALLOW_HTTP
 
+and, when ``certs_dir`` holds a private CA (``ca.crt``), the variables that make clients trust it
+(``AISTOR_CA_BUNDLE``, ``AISTOR_TRUSTSTORE``, ``REQUESTS_CA_BUNDLE``, ``SSL_CERT_FILE``, ``AWS_CA_BUNDLE``;
+see ``aistor_lab.tls``),
 so ``aistor_lab.client.load_catalog()``, ``aistor_lab.spark.session()``, the ``%aistor`` magics,
 boto3, s3fs and deltalake need no arguments. It also serves the side panel's REST API under
 ``<base_url>/aistor-lab/api/``, behind Jupyter's authentication.
 
 Configuration (``jupyter_server_config.py`` or ``--AIStorLabApp.<name>=...``): ``address``,
-``data_dir``, ``root_user``, ``root_password``, ``public_endpoint``, ``endpoint``,
+``data_dir``, ``root_user``, ``root_password``, ``public_endpoint``, ``endpoint``, ``certs_dir``,
 ``default_warehouse``, ``startup_timeout``, ``stop_timeout``, ``watch_interval``, ``export_aws_env``.
 """
 
@@ -40,13 +43,15 @@ from .client import AIStorClient, AIStorError, ServiceConfig, ServiceError, Serv
 from .commands import HelpRequested, UsageError, execute, panel_front
 from .process import ServiceProcess
 from .settings import DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USER, parse_address
+from .tls import Trust, trust_files
 
 API = "/aistor-lab/api"
 
 
-def kernel_environment(config: ServiceConfig, export_aws: bool = True) -> dict[str, str]:
-    """The variables kernels see: ours, and the standard AWS ones that boto3, s3fs, deltalake and
-    PyIceberg's SigV4 signer read."""
+def kernel_environment(config: ServiceConfig, export_aws: bool = True,
+                       trust: Trust | None = None) -> dict[str, str]:
+    """The variables kernels see: ours, the standard AWS ones that boto3, s3fs, deltalake and
+    PyIceberg's SigV4 signer read, and with ``trust`` those that make clients trust a private CA."""
     env = {
         "AISTOR_ENDPOINT": config.endpoint,
         "AISTOR_ACCESS_KEY": config.access_key,
@@ -63,6 +68,8 @@ def kernel_environment(config: ServiceConfig, export_aws: bool = True) -> dict[s
             # deltalake (Rust object_store) refuses http:// endpoints unless told.
             "AWS_ALLOW_HTTP": "true" if config.endpoint.startswith("http://") else "false",
         })
+    if trust is not None:
+        env.update(trust.environment(export_aws))
     return env
 
 
@@ -147,6 +154,11 @@ class AIStorLabApp(ExtensionApp):
     endpoint = Unicode(
         "", help="Attach to this running AIStor(-lab) endpoint instead of starting a service."
     ).tag(config=True)
+    certs_dir = Unicode(
+        "", help="Serve the managed service over HTTPS with public.crt and private.key of this directory "
+        "(`aistor-lab certs create` makes them); kernels are told to trust its ca.crt, if any "
+        "(with `endpoint`, that is all it does)."
+    ).tag(config=True)
     region = Unicode("us-east-1", help="The region clients sign requests for.").tag(config=True)
     default_warehouse = Unicode(
         "analytics", help="Warehouse exported as AISTOR_WAREHOUSE (created on start for a managed service)."
@@ -162,6 +174,8 @@ class AIStorLabApp(ExtensionApp):
     service: ServiceConfig
 
     def initialize_settings(self) -> None:
+        certs_dir = Path(self.certs_dir).expanduser().resolve() if self.certs_dir else None
+        trust = self._trust(certs_dir)
         if self.endpoint:
             endpoint = self.endpoint.rstrip("/")
         else:
@@ -173,15 +187,24 @@ class AIStorLabApp(ExtensionApp):
             if self.public_endpoint:
                 child_env["AISTOR_PUBLIC_ENDPOINT"] = self.public_endpoint
             process = ServiceProcess(data_dir, host=host, port=port or None, env=child_env,
-                                     log_path=data_dir.parent / "server.log")
+                                     log_path=data_dir.parent / "server.log", certs_dir=certs_dir)
             self.supervisor = Supervisor(process, self.log, startup_timeout=self.startup_timeout,
                                          stop_timeout=self.stop_timeout, watch_interval=self.watch_interval)
             endpoint = process.endpoint
         self.service = ServiceConfig(endpoint, self.root_user, self.root_password, self.region,
-                                     self.default_warehouse or None)
+                                     self.default_warehouse or None, str(trust.ca_bundle) if trust else None)
         # Kernels inherit the server's environment: set it before any kernel starts.
-        os.environ.update(kernel_environment(self.service, self.export_aws_env))
+        os.environ.update(kernel_environment(self.service, self.export_aws_env, trust))
         self.log.info("aistor-lab | kernels will use the service at %s", endpoint)
+
+    def _trust(self, certs_dir: Path | None) -> Trust | None:
+        if certs_dir is None:
+            return None
+        try:
+            return trust_files(certs_dir)
+        except OSError as exc:  # e.g. a read-only certs directory without the derived files
+            self.log.error("aistor-lab | kernels will not trust the CA of %s: %s", certs_dir, exc)
+            return None
 
     def initialize_handlers(self) -> None:
         self.handlers.extend([

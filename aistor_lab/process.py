@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -19,6 +20,15 @@ def free_port(host: str = "127.0.0.1") -> int:
         return sock.getsockname()[1]
 
 
+def _liveness_context() -> ssl.SSLContext:
+    """TLS for asking whether our own child is up, not who it is: its certificate may name other hosts
+    than the loopback address we ask at, and its CA may be one this process does not trust."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
 class ServiceProcess:
     """One ``aistor-lab server`` child on a loopback port, with its data directory."""
 
@@ -30,23 +40,30 @@ class ServiceProcess:
         port: int | None = None,
         env: dict[str, str] | None = None,
         log_path: Path | None = None,
+        certs_dir: Path | None = None,
     ):
+        """``certs_dir`` (else ``AISTOR_CERTS_DIR`` of the child's environment): serve HTTPS with its
+        ``public.crt`` and ``private.key`` (see ``aistor_lab.tls``)."""
         self.data_dir = Path(data_dir)
         self.host = host
         self.port = port or free_port(host)
         self.env = {**os.environ, **(env or {})}
+        certs_dir = certs_dir or self.env.get("AISTOR_CERTS_DIR")
+        self.certs_dir = Path(certs_dir) if certs_dir else None
         self.log_path = log_path
         self.proc: subprocess.Popen | None = None
 
     @property
     def endpoint(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"{'https' if self.certs_dir else 'http'}://{self.host}:{self.port}"
 
     def start(self, timeout: float = 30) -> Self:
         command = [
             sys.executable, "-m", "aistor_lab", "server",
             "--address", f"{self.host}:{self.port}", "--data", str(self.data_dir),
         ]
+        if self.certs_dir:
+            command += ["--certs-dir", str(self.certs_dir)]
         if self.log_path:
             with open(self.log_path, "ab") as output:
                 self.proc = subprocess.Popen(command, env=self.env, stdout=output, stderr=subprocess.STDOUT)
@@ -56,8 +73,9 @@ class ServiceProcess:
         return self
 
     def healthy(self) -> bool:
+        url, context = self.endpoint + "/_aistor/health", _liveness_context() if self.certs_dir else None
         try:
-            with urllib.request.urlopen(self.endpoint + "/_aistor/health", timeout=2) as response:
+            with urllib.request.urlopen(url, timeout=2, context=context) as response:
                 return response.status == 200
         except OSError:
             return False

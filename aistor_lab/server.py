@@ -26,6 +26,7 @@ from .sharing import handlers as sharing_handlers
 from .store import MAX_PART_SIZE, LocalStore, ObjectStore, RemoteS3Store
 from .tables import Catalog
 from .tables import handlers as catalog_handlers
+from .tls import server_context
 
 log = logging.getLogger("aistor_lab")
 
@@ -103,10 +104,13 @@ def make_app(services: Services) -> Application:
 
 
 async def serve(settings: Settings, ready=None) -> None:
-    """Serve until SIGTERM or SIGINT, then stop accepting, finish, and close the store."""
+    """Serve until SIGTERM or SIGINT, then stop accepting, finish, and close the store. With a certs
+    directory every API is served over TLS only (tls.CertificateError when its files do not do)."""
+    ssl_context = server_context(settings.certs_dir) if settings.certs_dir else None
     services = open_services(settings)
     server = HTTPServer(
         make_app(services),
+        ssl_options=ssl_context,
         max_body_size=MAX_BODY_SIZE,
         chunk_size=BODY_CHUNK_SIZE,
         idle_connection_timeout=120,

@@ -27,6 +27,8 @@ class Settings:
     root_user: str = DEFAULT_ROOT_USER
     root_password: str = DEFAULT_ROOT_PASSWORD
     region: str = "us-east-1"
+    # Serve HTTPS with public.crt and private.key of this directory (aistor_lab.tls); None = plain HTTP.
+    certs_dir: Path | None = None
     # The address clients outside this machine use (profiles, presigned URLs); None = our own.
     public_endpoint: str | None = None
     # Allowed difference between a request's signing time and ours, as S3 does (15 minutes).
@@ -45,7 +47,8 @@ class Settings:
     @property
     def endpoint(self) -> str:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
-        return f"http://{host}:{self.port}"
+        scheme = "https" if self.certs_dir else "http"
+        return f"{scheme}://{host}:{self.port}"
 
     @classmethod
     def from_env(cls, address: str | None = None, data_dir: str | None = None) -> Settings:
@@ -57,6 +60,7 @@ class Settings:
             root_user=os.environ.get("AISTOR_ROOT_USER", DEFAULT_ROOT_USER),
             root_password=os.environ.get("AISTOR_ROOT_PASSWORD", DEFAULT_ROOT_PASSWORD),
             region=os.environ.get("AISTOR_REGION", "us-east-1"),
+            certs_dir=Path(os.environ["AISTOR_CERTS_DIR"]) if os.environ.get("AISTOR_CERTS_DIR") else None,
             public_endpoint=os.environ.get("AISTOR_PUBLIC_ENDPOINT") or None,
             store_endpoint=os.environ.get("AISTOR_STORE_ENDPOINT") or None,
             store_access_key=os.environ.get("AISTOR_STORE_ACCESS_KEY") or None,

@@ -10,6 +10,8 @@ environment the Jupyter extension gives kernels:
     AISTOR_SECRET_KEY    else AISTOR_ROOT_PASSWORD, else minioadmin
     AISTOR_WAREHOUSE     the catalog's warehouse (required, here or as an argument)
     AISTOR_REGION        the region to sign with, us-east-1 if unset (the service accepts any)
+    AISTOR_TRUSTSTORE    for an https endpoint with a private CA: the PKCS12 truststore the JVM is to
+                         trust (``aistor-lab certs create`` writes one); the JVM's own CAs if unset
 
 Jars: an offline kit (``aistor-lab spark-jars build``) when ``AISTOR_SPARK_JARS`` names one or one
 is in the default place; otherwise the standard Maven coordinates, Delta Lake's included.
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from .settings import DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USER
 from .sparkjars import find_kit
+from .tls import java_trust_options
 
 if TYPE_CHECKING:
     import pyarrow
@@ -55,6 +58,7 @@ class Service:
     access_key: str
     secret_key: str
     region: str = DEFAULT_REGION
+    truststore: str | None = None  # see the module: AISTOR_TRUSTSTORE
 
     @classmethod
     def from_env(
@@ -63,6 +67,7 @@ class Service:
         access_key: str | None = None,
         secret_key: str | None = None,
         region: str | None = None,
+        truststore: str | None = None,
     ) -> Service:
         env = os.environ
         return cls(
@@ -72,6 +77,7 @@ class Service:
             secret_key=secret_key or env.get("AISTOR_SECRET_KEY") or env.get("AISTOR_ROOT_PASSWORD")
             or DEFAULT_ROOT_PASSWORD,
             region=region or env.get("AISTOR_REGION") or DEFAULT_REGION,
+            truststore=truststore or env.get("AISTOR_TRUSTSTORE") or None,
         )
 
     @classmethod
@@ -136,6 +142,16 @@ def s3a_conf(service: Service) -> dict[str, str]:
     }
 
 
+def trust_conf(service: Service) -> dict[str, str]:
+    """For an https service with a truststore: JVM options that make the driver and the executors trust
+    it. Iceberg's REST client, S3FileIO (AWS SDK v2) and S3A (SDK v1) all verify certificates with JSSE,
+    which reads them; they only take effect in a JVM that Spark has not started yet."""
+    if not (service.truststore and service.endpoint.startswith("https:")):
+        return {}
+    options = java_trust_options(service.truststore)
+    return {"spark.driver.extraJavaOptions": options, "spark.executor.extraJavaOptions": options}
+
+
 def jars_conf(kit: list[Path] | None) -> dict[str, str]:
     """The kit's jars when there is a kit, else Maven packages (with Delta Lake, which needs its
     extension and its catalog as ``spark_catalog``)."""
@@ -163,6 +179,7 @@ def spark_conf(
     return {
         **catalog_conf(service, warehouse),
         **s3a_conf(service),
+        **trust_conf(service),
         **jars_conf(kit),
         "spark.sql.defaultCatalog": CATALOG,
         **{key: str(value) for key, value in (extra_conf or {}).items()},
@@ -177,6 +194,7 @@ def session(
     endpoint: str | None = None,
     access_key: str | None = None,
     secret_key: str | None = None,
+    truststore: str | None = None,
     **extra_conf: str,
 ) -> SparkSession:
     """A SparkSession configured for the service (see the module). ``master`` (``local[2]``,
@@ -189,7 +207,7 @@ def session(
 
     conf = spark_conf(
         warehouse,
-        service=Service.from_env(endpoint, access_key, secret_key),
+        service=Service.from_env(endpoint, access_key, secret_key, truststore=truststore),
         kit=find_kit(),
         extra_conf=extra_conf,
     )
