@@ -19,9 +19,11 @@ $(STAMP): pyproject.toml requirements.lock
 	install -D -m 644 jupyter-config/jupyter_server_config.d/aistor_lab.json $(VENV)/$(EXTENSION_CONFIG)
 	touch $(STAMP)
 
-# JupyterLab on http://127.0.0.1:8888 (or the next free port), the service on 127.0.0.1:9000.
+# JupyterLab on http://127.0.0.1:8888 (or the next free port), open on the quickstart notebook (the
+# URL it prints and the browser it opens), with the service on 127.0.0.1:9000.
 run: setup
-	$(BIN)/jupyter lab --notebook-dir=notebooks --ServerApp.allow_root=True \
+	$(BIN)/jupyter lab --notebook-dir=notebooks --LabApp.default_url=/lab/tree/quickstart.ipynb \
+		--ServerApp.allow_root=True \
 		--AIStorLabApp.address=127.0.0.1:9000 --AIStorLabApp.data_dir=$(CURDIR)/.data
 
 # The service alone, without Jupyter.

@@ -86,7 +86,7 @@ def warehouse_list(ctx: Context, args: argparse.Namespace) -> Result:
 
 
 def warehouse_delete(ctx: Context, args: argparse.Namespace) -> Result:
-    ctx.client.delete_warehouse(args.warehouse)
+    ctx.client.delete_warehouse(args.warehouse, force=args.force)
     return Message(f"Warehouse '{args.warehouse}' deleted.")
 
 

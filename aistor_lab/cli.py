@@ -8,6 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
+from .sample_data import add_commands as add_sample_data_commands
 from .settings import DEFAULT_ADDRESS, Settings
 from .sparkjars.cli import add_commands as add_spark_jars_commands
 from .tls import CertificateError, create_certificates
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="replace the directory's CA instead of reusing it")
     create.set_defaults(run=_certs_create)
     add_spark_jars_commands(commands)
+    add_sample_data_commands(commands)
     return parser
 
 

@@ -108,6 +108,18 @@ def catalog_properties(config: ServiceConfig, warehouse: str | None = None) -> d
     return properties
 
 
+def delta_storage_options(config: ServiceConfig) -> dict[str, str]:
+    """Options for deltalake (the Rust object_store) to reach the service's S3 API."""
+    return {
+        "AWS_ENDPOINT_URL": config.endpoint,
+        "AWS_ACCESS_KEY_ID": config.access_key,
+        "AWS_SECRET_ACCESS_KEY": config.secret_key,
+        "AWS_REGION": config.region,
+        # object_store refuses http:// endpoints unless told.
+        "AWS_ALLOW_HTTP": "true" if config.endpoint.startswith("http://") else "false",
+    }
+
+
 def load_catalog(warehouse: str | None = None, name: str = "aistor", **overrides: str):
     """A PyIceberg catalog of the service the environment names (inside JupyterLab: no arguments)."""
     from pyiceberg.catalog import load_catalog as pyiceberg_load_catalog
@@ -222,8 +234,21 @@ class AIStorClient:
     def get_warehouse(self, name: str) -> dict:
         return self.catalog_call("GET", f"/warehouses/{_segment(name)}")
 
-    def delete_warehouse(self, name: str) -> None:
+    def delete_warehouse(self, name: str, force: bool = False) -> None:
+        """Delete an empty warehouse; with ``force`` first its namespaces, views and tables (purged)."""
+        if force:
+            for levels in self.list_namespaces(name):
+                self._delete_namespace_tree(name, levels)
         self.catalog_call("DELETE", f"/warehouses/{_segment(name)}")
+
+    def _delete_namespace_tree(self, warehouse: str, levels: list[str]) -> None:
+        for child in self.list_namespaces(warehouse, levels):
+            self._delete_namespace_tree(warehouse, child)
+        for view in self.list_views(warehouse, levels):
+            self.catalog_call("DELETE", self._namespace_path(warehouse, levels) + f"/views/{_segment(view)}")
+        for table in self.list_tables(warehouse, levels):
+            self.delete_table(warehouse, levels, table, purge=True)
+        self.delete_namespace(warehouse, levels)
 
     # -- namespaces ---------------------------------------------------------------------------
 
@@ -260,6 +285,10 @@ class AIStorClient:
 
     def list_tables(self, warehouse: str, namespace: str | list[str]) -> list[str]:
         path = self._namespace_path(warehouse, namespace) + "/tables"
+        return [identifier["name"] for identifier in self._pages(path, "identifiers")]
+
+    def list_views(self, warehouse: str, namespace: str | list[str]) -> list[str]:
+        path = self._namespace_path(warehouse, namespace) + "/views"
         return [identifier["name"] for identifier in self._pages(path, "identifiers")]
 
     def load_table(self, warehouse: str, namespace: str | list[str], name: str) -> dict:

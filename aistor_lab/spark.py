@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .client import ServiceConfig, delta_storage_options
 from .settings import DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USER
 from .sparkjars import find_kit
 from .tls import java_trust_options
@@ -96,13 +97,7 @@ class Service:
 
     def storage_options(self) -> dict[str, str]:
         """Options for deltalake (the Rust object_store) to reach the service's S3 API."""
-        return {
-            "AWS_ENDPOINT_URL": self.endpoint,
-            "AWS_ACCESS_KEY_ID": self.access_key,
-            "AWS_SECRET_ACCESS_KEY": self.secret_key,
-            "AWS_REGION": self.region,
-            "AWS_ALLOW_HTTP": "true",
-        }
+        return delta_storage_options(ServiceConfig(self.endpoint, self.access_key, self.secret_key, self.region))
 
 
 def catalog_conf(service: Service, warehouse: str, name: str = CATALOG) -> dict[str, str]:

@@ -375,3 +375,18 @@ def test_service_down_exits_3(aistor):
                  ["share", "token", "create", "down/s"], ["user", "list", "down"]):
         stderr = failed(aistor(*args), 3)
         assert f"cannot reach the AIStor service at http://127.0.0.1:{port}" in stderr
+
+
+def test_warehouse_delete_force_removes_what_it_holds(aistor, alias):
+    alias("lab")
+    warehouse = unique("doomed")
+    for line in (f"warehouse create lab {warehouse}", f"namespace create lab {warehouse} raw",
+                 f"namespace create lab {warehouse} raw.deep",
+                 f"table create lab {warehouse} raw.deep events --schema 'id long'"):
+        done = aistor(*shlex.split(line))
+        assert done.returncode == 0, done.stderr
+    refused = aistor("warehouse", "delete", "lab", warehouse)
+    assert refused.returncode != 0 and warehouse in aistor("warehouse", "list", "lab").stdout
+    done = aistor("warehouse", "delete", "lab", warehouse, "--force")
+    assert done.returncode == 0, done.stderr
+    assert warehouse not in aistor("warehouse", "list", "lab").stdout

@@ -11,18 +11,27 @@ from aistor_lab.process import ServiceProcess
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_compose_file_runs_the_service_with_a_named_volume():
+def test_compose_file_runs_jupyterlab_with_the_service_and_a_named_volume():
     compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
-    service = compose["services"]["aistor"]
-    assert service["build"] == "." and (ROOT / "Dockerfile").is_file()
-    assert service["command"][:2] == ["aistor-lab", "server"]
-    assert "0.0.0.0:9000" in service["command"]
-    assert "9000:9000" in service["ports"]
-    volume, mount = service["volumes"][0].split(":")
+    lab = compose["services"]["lab"]
+    assert lab["build"] == "." and (ROOT / "Dockerfile").is_file()
+    command = lab["command"]
+    assert command[:2] == ["jupyter", "lab"] and "--ip=0.0.0.0" in command
+    assert "--AIStorLabApp.address=0.0.0.0:9000" in command  # the extension starts the service
+    assert "--AIStorLabApp.data_dir=/data" in command
+    assert {"8888:8888", "9000:9000"} <= set(lab["ports"])
+    volume, mount = lab["volumes"][0].split(":")
     assert mount == "/data" and volume in compose["volumes"]
-    assert {"AISTOR_ROOT_USER", "AISTOR_ROOT_PASSWORD"} <= set(service["environment"])
+    credentials = " ".join(command)
+    assert "${AISTOR_ROOT_USER:-" in credentials and "${AISTOR_ROOT_PASSWORD:-" in credentials
+    assert "/_aistor/health" in " ".join(lab["healthcheck"]["test"])
+
+
+def test_dockerfile_installs_the_pinned_product_with_java_and_the_jar_kit():
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert "requirements.lock" in dockerfile and "aistor-lab" in dockerfile
+    assert "-c requirements.lock" in dockerfile and "openjdk-17" in dockerfile
+    assert "aistor-lab spark-jars build" in dockerfile
+    assert "AISTOR_SAMPLE_DATA" in dockerfile and "EXPOSE 9000 8888" in dockerfile
 
 
 def test_sigterm_stops_the_server_cleanly(tmp_path):
