@@ -43,6 +43,9 @@ class Settings:
     delta_sharing_endpoint: str | None = None
     # How long the presigned data URLs of Delta Sharing answers stay valid.
     delta_sharing_url_expiry_seconds: int = 3600
+    # Lifetime of the temporary S3 credentials the catalog vends, and of its OAuth2 access tokens.
+    vended_credentials_ttl_seconds: int = 3600
+    oauth_token_ttl_seconds: int = 3600
 
     @property
     def endpoint(self) -> str:
@@ -69,4 +72,6 @@ class Settings:
             store_system_bucket=os.environ.get("AISTOR_STORE_SYSTEM_BUCKET", "aistor-system"),
             delta_sharing_endpoint=os.environ.get("AISTOR_DELTA_SHARING_ENDPOINT") or None,
             delta_sharing_url_expiry_seconds=int(os.environ.get("AISTOR_DELTA_SHARING_URL_EXPIRY", "3600")),
+            vended_credentials_ttl_seconds=int(os.environ.get("AISTOR_VENDED_CREDENTIALS_TTL", "3600")),
+            oauth_token_ttl_seconds=int(os.environ.get("AISTOR_OAUTH_TOKEN_TTL", "3600")),
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from contextlib import contextmanager
 
 import boto3
 import pytest
@@ -20,6 +21,14 @@ def server(tmp_path_factory):
     data = tmp_path_factory.mktemp("server-data")
     service = ServiceProcess(data, log_path=data.parent / "server.log")
     with service:
+        yield service
+
+
+@contextmanager
+def service_with(tmp_path_factory, env: dict[str, str]):
+    """A server of its own, for a test that needs settings the shared one does not have."""
+    data = tmp_path_factory.mktemp("service")
+    with ServiceProcess(data, env=env, log_path=data / "server.log") as service:
         yield service
 
 

@@ -1214,7 +1214,7 @@ def test_register_existing_metadata(catalog, table):
         catalog.tables.register(WH, NS, {"name": "x", "metadata-location": f"s3://{WH}/none/0.metadata.json"})
 
 
-def test_report_metrics_is_accepted_for_existing_tables(catalog, table):
+def test_report_metrics_is_accepted_in_existing_namespaces(catalog, table):
     report = {
         "report-type": "commit-report",
         "table-name": f"db.{table}",
@@ -1224,8 +1224,10 @@ def test_report_metrics_is_accepted_for_existing_tables(catalog, table):
         "metrics": {},
     }
     assert catalog.tables.report_metrics(WH, NS, table, report) is None
-    with pytest.raises(NoSuchTableException):
-        catalog.tables.report_metrics(WH, NS, "missing", report)
+    # a staged create reports before its table exists
+    assert catalog.tables.report_metrics(WH, NS, "staged", report) is None
+    with pytest.raises(NoSuchNamespaceException):
+        catalog.tables.report_metrics(WH, ["missing"], table, report)
     with pytest.raises(BadRequestException):
         catalog.tables.report_metrics(WH, NS, table, {"metrics": {}})
 

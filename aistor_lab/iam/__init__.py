@@ -2,7 +2,9 @@
 and the allow/deny decision each request asks for (``IAM.is_allowed``).
 
 ``arns`` names the resources the APIs pass; ``policy`` is the grammar and evaluator; ``users`` the
-service, keeping its state in the object store's system bucket.
+service, keeping its state in the object store's system bucket. ``sessions`` (temporary S3
+credentials, as the catalog vends them) and ``bearer`` (the catalog's OAuth2 tokens) are stateless
+tokens sealed by ``tokens`` under a key in that bucket; ``IAM.sessions`` and ``IAM.bearer_tokens``.
 """
 
 from .arns import ADMIN_RESOURCE, ALL_BUCKETS, s3_arn, table_arn, warehouse_arn

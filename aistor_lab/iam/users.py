@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from ..store.base import ObjectStore
 from ..store.errors import NoSuchKey, PreconditionFailed
 from ..store.types import SYSTEM_BUCKET
+from .bearer import BearerTokens
 from .builtin import BUILTIN_POLICIES
 from .cache import TTLCache
 from .documents import DocumentStore
@@ -41,6 +42,8 @@ from .errors import (
     UserAlreadyExists,
 )
 from .policy import Policy, RequestContext, is_allowed
+from .sessions import Sessions
+from .tokens import TokenSealer
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +92,9 @@ class IAM:
         self._policies = DocumentStore(store, "iam/policies/", POLICY_NAME_PATTERN)
         self._user_cache: TTLCache[User] = TTLCache(cache_ttl, clock)
         self._policy_cache: TTLCache[Policy] = TTLCache(cache_ttl, clock)
+        sealer = TokenSealer(store)
+        self.sessions = Sessions(sealer)  # temporary S3 credentials (vended by the catalog)
+        self.bearer_tokens = BearerTokens(sealer)  # OAuth2 access tokens of the catalog
 
     # -- the request path -----------------------------------------------------------------
     def is_root(self, access_key: str) -> bool:
@@ -102,11 +108,16 @@ class IAM:
         return user.secret_key if user is not None and user.status == ENABLED else None
 
     def is_allowed(self, access_key: str, action: str, resource: str,
-                   context: RequestContext | None = None) -> bool:
+                   context: RequestContext | None = None, *, session_policy: Policy | None = None) -> bool:
         """May ``access_key`` do ``action`` (``s3:GetObject``) on ``resource`` (an ARN, see arns.py)?
 
         ``context`` holds condition keys such as ``s3:prefix``; ``aws:username`` is set here.
+        ``session_policy``: a temporary session's own limit (sessions.py), which must allow it too.
         """
+        if session_policy is not None and not is_allowed(
+            [session_policy], action, resource, {**(context or {}), "aws:username": access_key}
+        ):
+            return False
         if self.is_root(access_key):
             return True
         user = self._cached_user(access_key)

@@ -17,6 +17,7 @@ from tornado.ioloop import IOLoop
 from tornado.web import RequestHandler, stream_request_body
 
 from ..auth import body_decoder, verify_request
+from ..iam.sessions import SessionCredentials
 from ..store import MAX_PART_SIZE
 from . import routes
 from .checksums import BodyChecksums
@@ -49,6 +50,7 @@ class S3Handler(RequestHandler):
         self.request_id = uuid.uuid4().hex[:16].upper()
         self.operation: routes.Operation | None = None
         self.access_key = ""
+        self.session: SessionCredentials | None = None
         self.staging = None
         self.checksums: BodyChecksums | None = None
         self.body = bytearray()
@@ -78,16 +80,18 @@ class S3Handler(RequestHandler):
             self.operation = routes.resolve(
                 self.request.method, self.bucket, self.key, self.query, self.request.headers
             )
+            self.session = self._session()
             auth = verify_request(
                 self.request.method,
                 self.request.path,
                 self.request.query,
                 self.request.headers,
-                self.services.iam.secret_for,
+                self.session.secret_for if self.session else self.services.iam.secret_for,
                 service="s3",
                 max_skew=self.services.settings.max_clock_skew_seconds,
             )
-            self.access_key = auth.access_key
+            # A session acts for its parent user, within its own policy (see authorize).
+            self.access_key = self.session.parent if self.session else auth.access_key
             if self.operation.action:
                 self.authorize(self.operation.action, self.bucket, self.key, self.list_context())
             if self.operation.body == routes.STREAM_BODY:
@@ -153,7 +157,9 @@ class S3Handler(RequestHandler):
 
     def authorize(self, action: str, bucket: str, key: str = "", context: dict | None = None) -> None:
         resource = "arn:aws:s3:::" + (f"{bucket}/{key}" if key else bucket or "*")
-        if not self.services.iam.is_allowed(self.access_key, action, resource, context):
+        session_policy = self.session.policy if self.session else None
+        if not self.services.iam.is_allowed(self.access_key, action, resource, context,
+                                            session_policy=session_policy):
             raise S3Error("AccessDenied", "Access Denied.")
 
     def list_context(self) -> dict[str, str]:
@@ -197,6 +203,13 @@ class S3Handler(RequestHandler):
         self.finish(error.to_xml(self.request.path, self.request_id))
 
     # -- internals ----------------------------------------------------------------------------
+    def _session(self) -> SessionCredentials | None:
+        """The temporary credentials a request's session token (header, or presigned query) stands for."""
+        # SigV4 presigned URLs name it X-Amz-Security-Token, SigV2 ones x-amz-security-token.
+        token = (self.request.headers.get("x-amz-security-token") or self.query.get("X-Amz-Security-Token")
+                 or self.query.get("x-amz-security-token"))
+        return self.services.iam.sessions.open(token) if token else None
+
     def _check_stream_length(self) -> None:
         headers = self.request.headers
         length = headers.get("x-amz-decoded-content-length") or headers.get("Content-Length")

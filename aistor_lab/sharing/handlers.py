@@ -27,8 +27,8 @@ from urllib.parse import parse_qs
 from tornado.ioloop import IOLoop
 from tornado.web import RequestHandler
 
+from ..auth.oauth2 import OAuthError
 from .errors import InvalidParameter, MalformedRequest, NotFound, SharingError
-from .oauth import OAuthError
 from .protocol import CAPABILITIES_HEADER, FILE_ID_HASH_HEADER, TABLE_VERSION_HEADER, Capabilities
 from .queries import Answer
 from .service import SHARING_PATH, Recipient, SharingService

@@ -10,7 +10,6 @@ deleting a client revokes them.
 
 from __future__ import annotations
 
-import base64
 import hmac
 import re
 import secrets
@@ -18,8 +17,8 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from urllib.parse import parse_qs, unquote_plus
 
+from ..auth.oauth2 import CLIENT_CREDENTIALS, OAuthError, client_credentials, token_request_form
 from ..iam.documents import DocumentStore
 from ..store.base import ObjectStore
 from .errors import InvalidParameter, NotFound
@@ -27,19 +26,6 @@ from .shares import Share, ShareRegistry
 from .tokens import OAUTH, TokenRegistry, iso_time, secret_hash
 
 ACCESS_TOKEN_SECONDS = 3600
-
-
-class OAuthError(Exception):
-    """An error of the token endpoint, answered as RFC 6749 section 5.2 says."""
-
-    def __init__(self, error: str, description: str, status: int = 400):
-        super().__init__(description)
-        self.error = error
-        self.description = description
-        self.status = status
-
-    def body(self) -> dict:
-        return {"error": self.error, "error_description": self.description}
 
 
 @dataclass(frozen=True)
@@ -94,10 +80,13 @@ class OAuthClients:
 
     def issue(self, headers: dict[str, str], body: bytes) -> dict:
         """The token endpoint: a client id and secret (Basic auth or form fields) for an access token."""
-        form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
-        if form.get("grant_type") != "client_credentials":
+        form = token_request_form(body)
+        if form.get("grant_type") != CLIENT_CREDENTIALS:
             raise OAuthError("unsupported_grant_type", "only grant_type=client_credentials is supported")
-        client_id, client_secret = _client_credentials(headers.get("Authorization", ""), form)
+        credentials = client_credentials(headers.get("Authorization", ""), form)
+        if credentials is None:
+            raise OAuthError("invalid_client", "client credentials are missing", 401)
+        client_id, client_secret = credentials
         client = self._load(client_id)
         if client is None or not hmac.compare_digest(client.secret_sha256, secret_hash(client_secret)):
             raise OAuthError("invalid_client", "unknown client or wrong secret", 401)
@@ -118,19 +107,3 @@ class OAuthClients:
     def _load(self, client_id: str) -> OAuthClient | None:
         found = self._documents.read(client_id)
         return None if found is None else OAuthClient(**found[0])
-
-
-def _client_credentials(authorization: str, form: dict[str, str]) -> tuple[str, str]:
-    scheme, _, value = authorization.partition(" ")
-    if scheme.lower() == "basic":
-        try:
-            decoded = base64.b64decode(value.strip(), validate=True).decode()
-        except (ValueError, UnicodeDecodeError):
-            raise OAuthError("invalid_client", "malformed Basic authorization", 401) from None
-        client_id, sep, client_secret = decoded.partition(":")
-        if sep:
-            # RFC 6749 form-encodes both before Basic encoding; plain values decode to themselves.
-            return unquote_plus(client_id), unquote_plus(client_secret)
-    if "client_id" in form and "client_secret" in form:
-        return form["client_id"], form["client_secret"]
-    raise OAuthError("invalid_client", "client credentials are missing", 401)

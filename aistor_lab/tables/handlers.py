@@ -1,5 +1,6 @@
-"""The Iceberg REST catalog over HTTP at /_iceberg: routes, SigV4 (signing name s3tables), the
-s3tables IAM actions, and the spec's error model. Each handler maps one route to catalog calls.
+"""The Iceberg REST catalog over HTTP at /_iceberg: routes, SigV4 (signing name s3tables) or OAuth2
+bearer tokens (oauth.py), the s3tables IAM actions, vended credentials (vending.py), and the spec's
+error model. Each handler maps one route to catalog calls.
 """
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 from tornado.ioloop import IOLoop
 from tornado.web import RequestHandler
@@ -15,6 +16,8 @@ from tornado.web import RequestHandler
 from ..auth import AuthError, verify_request
 from ..iam.arns import namespace_arn, table_arn, warehouse_arn
 from .errors import BadRequestException, IcebergError
+from .oauth import OAuthTokensHandler
+from .vending import CredentialVendor, wants_vended_credentials
 
 log = logging.getLogger(__name__)
 
@@ -46,18 +49,33 @@ class CatalogHandler(RequestHandler):
     def initialize(self, services) -> None:
         self.services = services
         self.catalog = services.catalog
+        self.vendor = CredentialVendor(services.iam, services.settings)
 
     def set_default_headers(self) -> None:
         self.set_header("Server", "aistor-lab")
         self.set_header("Content-Type", "application/json")
 
     def prepare(self) -> None:
+        """Who is asking: an OAuth2 bearer token of ours (oauth.py) or a SigV4 signature. Temporary
+        session credentials are for data only, never for the catalog."""
+        headers = self.request.headers
+        scheme, _, token = headers.get("Authorization", "").partition(" ")
+        if scheme.lower() == "bearer":
+            user = self.services.iam.bearer_tokens.user_of(token.strip())
+            if user is None or self.services.iam.secret_for(user) is None:
+                self.send_catalog_error(NotAuthorized("The bearer token is unknown or expired"))
+                return
+            self.access_key = user
+            return
+        if "x-amz-security-token" in headers or "X-Amz-Security-Token" in self.request.query_arguments:
+            self.send_catalog_error(NotAuthorized("Session credentials are not accepted by the catalog"))
+            return
         try:
             auth = verify_request(
                 self.request.method,
                 self.request.path,
                 self.request.query,
-                self.request.headers,
+                headers,
                 self.services.iam.secret_for,
                 service=SIGNING_NAME,
                 max_skew=self.services.settings.max_clock_skew_seconds,
@@ -68,9 +86,22 @@ class CatalogHandler(RequestHandler):
             return
         self.access_key = auth.access_key
 
+    def allowed(self, action: str, resource: str) -> bool:
+        return self.services.iam.is_allowed(self.access_key, action, resource, {"aws:username": self.access_key})
+
     def authorize(self, action: str, resource: str) -> None:
-        if not self.services.iam.is_allowed(self.access_key, action, resource, {"aws:username": self.access_key}):
+        if not self.allowed(action, resource):
             raise Forbidden(f"Access denied: {action} on {resource}")
+
+    async def vend(self, prefix: str, levels: list[str], table: str, location: str) -> list[dict]:
+        """Storage credentials for a table the caller may read: read-write when it may also commit.
+        Vending never fails a request: what goes wrong is logged and nothing is vended."""
+        try:
+            writable = self.allowed("s3tables:UpdateTableMetadataLocation", table_arn(prefix, dotted(levels), table))
+            return await self.call(self.vendor.storage_credentials, self.access_key, location, writable=writable)
+        except Exception:  # see the docstring
+            log.exception("could not vend credentials for %s.%s in %s", dotted(levels), table, prefix)
+            return []
 
     def json_body(self) -> dict:
         try:
@@ -227,11 +258,25 @@ class TablesHandler(CatalogHandler):
         body = self.json_body()
         self.authorize("s3tables:CreateTable", table_arn(prefix, dotted(levels), str(body.get("name"))))
         result = await self.call(self.catalog.tables.create, prefix, levels, body, idempotency_key=self.idempotency_key)
-        self.send_table(result)
+        await self.send_table(result, prefix, levels, str(body.get("name")))
 
-    def send_table(self, result) -> None:
+    async def send_table(self, result, prefix: str, levels: list[str], table: str) -> None:
+        """A LoadTableResult, with vended credentials when the client asked for them."""
+        body = result.body
+        if wants_vended_credentials(self.request.headers):
+            credentials = await self.vend(prefix, levels, table, body["metadata"].get("location", ""))
+            if credentials:
+                refresh = "v1/" + "/".join(quote(part, safe="") for part in (
+                    prefix, "namespaces", NAMESPACE_SEPARATOR.join(levels), "tables", table, "credentials"))
+                config = self.vendor.table_config(credentials, self.s3_endpoint(), refresh)
+                body = {**body, "config": {**body.get("config", {}), **config}, "storage-credentials": credentials}
         self.set_header("ETag", result.etag)
-        self.reply(result.body)
+        self.reply(body)
+
+    def s3_endpoint(self) -> str:
+        """Where this client reaches the S3 API: the address its catalog request came to, since both share
+        one listener (the public endpoint may name an address only outside clients can reach)."""
+        return f"{self.request.protocol}://{self.request.host}"
 
 
 class TableHandler(TablesHandler):
@@ -242,16 +287,18 @@ class TableHandler(TablesHandler):
     async def get(self, prefix: str, namespace: str, table: str) -> None:
         levels, arn = self._resource(prefix, namespace, table)
         self.authorize("s3tables:GetTable", arn)
+        # Vended credentials are new at every load: a client asking for them gets no 304.
+        vending = wants_vended_credentials(self.request.headers)
         result = await self.call(
             self.catalog.tables.load, prefix, levels, table,
             snapshots=self.query("snapshots", "all"),
-            if_none_match=self.request.headers.get("If-None-Match"),
+            if_none_match=None if vending else self.request.headers.get("If-None-Match"),
         )
         if result.body is None:
             self.set_header("ETag", result.etag)
             self.reply(None, 304)
             return
-        self.send_table(result)
+        await self.send_table(result, prefix, levels, table)
 
     async def head(self, prefix: str, namespace: str, table: str) -> None:
         levels, arn = self._resource(prefix, namespace, table)
@@ -265,7 +312,8 @@ class TableHandler(TablesHandler):
         result = await self.call(
             self.catalog.tables.commit, prefix, levels, table, self.json_body(), idempotency_key=self.idempotency_key
         )
-        self.send_table(result)
+        self.set_header("ETag", result.etag)
+        self.reply(result.body)
 
     async def delete(self, prefix: str, namespace: str, table: str) -> None:
         levels, arn = self._resource(prefix, namespace, table)
@@ -276,6 +324,17 @@ class TableHandler(TablesHandler):
             self.catalog.tables.drop, prefix, levels, table, purge=purge, idempotency_key=self.idempotency_key
         )
         self.reply(None, 204)
+
+
+class CredentialsHandler(CatalogHandler):
+    """loadCredentials: fresh vended credentials for a table the caller may read."""
+
+    async def get(self, prefix: str, namespace: str, table: str) -> None:
+        levels = split_namespace(namespace)
+        self.authorize("s3tables:GetTable", table_arn(prefix, dotted(levels), table))
+        result = await self.call(self.catalog.tables.load, prefix, levels, table, snapshots="refs")
+        credentials = await self.vend(prefix, levels, table, result.body["metadata"]["location"])
+        self.reply({"storage-credentials": credentials})
 
 
 class MetricsHandler(CatalogHandler):
@@ -292,7 +351,7 @@ class RegisterHandler(TablesHandler):
         body = self.json_body()
         self.authorize("s3tables:CreateTable", table_arn(prefix, dotted(levels), str(body.get("name"))))
         result = await self.call(self.catalog.tables.register, prefix, levels, body, idempotency_key=self.idempotency_key)
-        self.send_table(result)
+        await self.send_table(result, prefix, levels, str(body.get("name")))
 
 
 def _identifier_arn(prefix: str, identifier) -> str:
@@ -384,6 +443,7 @@ def routes(services) -> list:
     namespace = prefix + r"/namespaces/(?P<namespace>[^/]+)"
     kwargs = {"services": services}
     table = [
+        (base + r"/oauth/tokens", OAuthTokensHandler),
         (base + r"/config", ConfigHandler),
         (base + r"/warehouses", WarehousesHandler),
         (base + r"/warehouses/(?P<warehouse>[^/]+)", WarehouseHandler),
@@ -393,6 +453,7 @@ def routes(services) -> list:
         (namespace + r"/tables", TablesHandler),
         (namespace + r"/tables/(?P<table>[^/]+)", TableHandler),
         (namespace + r"/tables/(?P<table>[^/]+)/metrics", MetricsHandler),
+        (namespace + r"/tables/(?P<table>[^/]+)/credentials", CredentialsHandler),
         (namespace + r"/register", RegisterHandler),
         (prefix + r"/transactions/commit", TransactionsHandler),
         (namespace + r"/views", ViewsHandler),

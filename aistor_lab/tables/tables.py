@@ -324,8 +324,11 @@ class Tables:
         )
 
     def report_metrics(self, warehouse: str, namespace: list[str], name: str, request: dict) -> None:
-        """Accept a ScanReport or CommitReport for an existing table; it is only logged."""
+        """Accept a ScanReport or CommitReport; it is only logged. The table need not exist yet: a staged
+        create (Spark's CREATE TABLE AS SELECT) reports its commit before the table is there, and the
+        reference catalog accepts every report."""
         if not isinstance(request, dict) or not isinstance(request.get("report-type"), str):
             raise BadRequestException("Invalid metrics report: report-type is required")
-        self.exists(warehouse, namespace, name)
+        self.ctx.namespace(warehouse, check_namespace(namespace))
+        check_name(name, "table name")
         log.debug("metrics report for %s.%s: %s", ".".join(namespace), name, request.get("report-type"))
