@@ -210,6 +210,8 @@ class AIStorLabApp(ExtensionApp):
         self.handlers.extend([
             (f"{API}/status", StatusHandler),
             (f"{API}/tree", TreeHandler),
+            (f"{API}/warehouses", WarehousesHandler),
+            (rf"{API}/warehouses/([^/]+)/children", ChildrenHandler),
             (rf"{API}/warehouses/([^/]+)/namespaces/([^/]+)/tables/([^/]+)", TableHandler),
             (f"{API}/shares", SharesHandler),
             (rf"{API}/shares/([^/]+)", ShareHandler),
@@ -319,10 +321,54 @@ class TreeHandler(AIStorAPIHandler):
         await self.answer(self.client.catalog_tree)
 
 
+class WarehousesHandler(AIStorAPIHandler):
+    @web.authenticated
+    async def get(self) -> None:
+        await self.answer(self.client.list_warehouses)
+
+
+def namespace_children(client: AIStorClient, warehouse: str, parent: str | None) -> dict:
+    """One level of the panel's tree, loaded when the user opens a warehouse (no ``parent``) or a
+    namespace: its namespaces (as level lists), and a namespace's tables and views."""
+    children: dict[str, list] = {"namespaces": client.list_namespaces(warehouse, parent), "tables": [], "views": []}
+    if parent:
+        children["tables"] = client.list_tables(warehouse, parent)
+        children["views"] = client.list_views(warehouse, parent)
+    return children
+
+
+class ChildrenHandler(AIStorAPIHandler):
+    @web.authenticated
+    async def get(self, warehouse: str) -> None:
+        await self.answer(namespace_children, self.client, warehouse, self.get_argument("parent", None) or None)
+
+
+# JavaScript numbers hold integers exactly up to 2**53; Iceberg's snapshot ids and long columns go
+# beyond, so the panel gets those as text rather than rounded.
+_JS_SAFE_INTEGER = 2**53 - 1
+
+
+def _exact_in_javascript(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _JS_SAFE_INTEGER:
+        return str(value)
+    if isinstance(value, dict):
+        return {key: _exact_in_javascript(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_exact_in_javascript(item) for item in value]
+    return value
+
+
+def _snapshot_ids_as_text(snapshot: dict) -> dict:
+    ids = {key: str(snapshot[key]) for key in ("snapshot-id", "parent-snapshot-id") if key in snapshot}
+    return {**snapshot, **ids}
+
+
 def table_details(client: AIStorClient, warehouse: str, namespace: str, table: str, preview_rows: int) -> dict:
-    """What the panel shows of a table: schema, partition spec, properties, snapshots, first rows."""
+    """What the panel shows of a table: schema, partition spec, properties, snapshots (their ids as
+    text), first rows (integers beyond JavaScript's exact range as text)."""
     loaded = client.load_table(warehouse, namespace, table)
     metadata = loaded["metadata"]
+    current = metadata.get("current-snapshot-id")
     details = {
         "warehouse": warehouse,
         "namespace": namespace,
@@ -333,13 +379,13 @@ def table_details(client: AIStorClient, warehouse: str, namespace: str, table: s
         "schema": current_schema(metadata),
         "partitionSpec": current_partition_spec(metadata),
         "properties": metadata.get("properties", {}),
-        "currentSnapshotId": metadata.get("current-snapshot-id"),
-        "snapshots": metadata.get("snapshots", []),
+        "currentSnapshotId": None if current is None else str(current),
+        "snapshots": [_snapshot_ids_as_text(snapshot) for snapshot in metadata.get("snapshots", [])],
         "preview": None,
     }
     if preview_rows > 0:
         rows = client.preview_table(warehouse, namespace, table, preview_rows)
-        details["preview"] = {"columns": rows.column_names, "rows": rows.to_pylist()}
+        details["preview"] = {"columns": rows.column_names, "rows": _exact_in_javascript(rows.to_pylist())}
     return details
 
 

@@ -42,6 +42,16 @@ def read_tpch_table(name: str, data_dir: Path | None = None) -> pa.Table:
     return table.rename_columns([f.name for f in fields]).cast(pa.schema(fields))
 
 
+def _check_data(data_dir: Path, tables: tuple[str, ...]) -> None:
+    """Fail before touching the service when the data is not there (e.g. a wheel install, which does not
+    carry ``sample-data/``)."""
+    missing = [name for name in tables if not (data_dir / "tpch" / f"{name}.parquet").is_file()]
+    if missing:
+        raise AIStorError(f"no TPC-H data for {', '.join(missing)} in {data_dir / 'tpch'}: point "
+                          "AISTOR_SAMPLE_DATA (or --dir) at a sample-data folder, or make one with "
+                          "sample-data/generate.py")
+
+
 @dataclass
 class LoadReport:
     delta: dict[str, str] = field(default_factory=dict)    # table -> s3:// location
@@ -89,9 +99,12 @@ def load(
     unknown = sorted(set(tables) - set(TPCH_TABLES))
     if unknown:
         raise AIStorError(f"not a TPC-H table: {', '.join(unknown)}")
+    data_dir = data_dir or default_data_dir()
+    _check_data(data_dir, tables)
 
-    _ensure_bucket(config, delta_bucket)
+    # The catalog first: an unreachable service is an AIStorError (one line, exit code 3), not a traceback.
     _ensure_warehouse_and_namespace(config, warehouse, TPCH_PREFIX)
+    _ensure_bucket(config, delta_bucket)
     catalog = load_catalog("aistor", **catalog_properties(config, warehouse))
     report = LoadReport()
     for name in tables:
@@ -135,7 +148,7 @@ def _load_command(args: argparse.Namespace) -> int:
         report = load(ServiceConfig.from_env(env), args.dir, tuple(args.tables))
     except AIStorError as exc:
         print(f"aistor-lab: {exc}", file=sys.stderr)
-        return 1
+        return exc.exit_code
     for name, rows in report.rows.items():
         print(f"{name:<9} {rows:>7} rows  Delta {report.delta[name]}  Iceberg {report.iceberg[name]}")
     return 0

@@ -32,6 +32,8 @@ EXPORTED = list(kernel_environment(ServiceConfig("http://x", "a", "b")))
 API_ROUTES = [
     ("GET", "aistor-lab/api/status"),
     ("GET", "aistor-lab/api/tree"),
+    ("GET", "aistor-lab/api/warehouses"),
+    ("GET", "aistor-lab/api/warehouses/analytics/children"),
     ("GET", "aistor-lab/api/warehouses/analytics/namespaces/sales/tables/orders"),
     ("GET", "aistor-lab/api/shares"),
     ("GET", "aistor-lab/api/shares/some-share"),
@@ -229,7 +231,8 @@ def test_tree_and_table_details(extension, jp_fetch, run):
     catalog = load_catalog()  # from the exported environment alone
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("name", pa.string())])
     table = catalog.create_table(f"{namespace}.eu.orders", schema=schema)
-    table.append(pa.table({"id": [1, 2, 3], "name": ["a", "b", "c"]}, schema=schema))
+    big = 2**60  # beyond what a JavaScript number holds exactly
+    table.append(pa.table({"id": [1, 2, 3, big], "name": ["a", "b", "c", "big"]}, schema=schema))
 
     tree = api(run, jp_fetch, "aistor-lab/api/tree")
     analytics = next(w for w in tree if w["name"] == "analytics")
@@ -241,11 +244,45 @@ def test_tree_and_table_details(extension, jp_fetch, run):
     assert [f["name"] for f in details["schema"]["fields"]] == ["id", "name"]
     assert details["partitionSpec"]["fields"] == []
     assert len(details["snapshots"]) == 1 and details["currentSnapshotId"] == details["snapshots"][0]["snapshot-id"]
+    # 64-bit snapshot ids and long values come as text, so the panel shows them unrounded.
+    assert details["currentSnapshotId"] == str(table.metadata.current_snapshot_id)
     assert details["preview"]["columns"] == ["id", "name"]
-    assert sorted(r["id"] for r in details["preview"]["rows"]) == [1, 2, 3]
+    ids = {r["name"]: r["id"] for r in details["preview"]["rows"]}
+    assert ids == {"a": 1, "b": 2, "c": 3, "big": str(big)}
 
     code, error = api_error(run, jp_fetch, f"aistor-lab/api/warehouses/analytics/namespaces/{namespace}/tables/nope")
     assert code == 404 and "nope" in error["error"]
+
+
+def test_tree_loads_one_level_at_a_time(extension, jp_fetch, run):
+    """The panel opens a warehouse or a namespace and gets that level only: namespaces as level
+    lists, and a namespace's tables and views."""
+    namespace = f"lazy_{uuid.uuid4().hex[:6]}"
+    client = AIStorClient.from_env()
+    client.create_namespace("analytics", namespace)
+    client.create_namespace("analytics", f"{namespace}.eu")
+    schema = {"type": "struct", "schema-id": 0,
+              "fields": [{"id": 1, "name": "id", "type": "long", "required": True}]}
+    client.create_table("analytics", namespace, "orders", schema)
+    client.catalog_call("POST", f"/analytics/namespaces/{namespace}/views", {
+        "name": "recent", "schema": schema, "properties": {},
+        "view-version": {"version-id": 1, "timestamp-ms": int(time.time() * 1000), "schema-id": 0,
+                         "summary": {}, "default-namespace": [namespace],
+                         "representations": [{"type": "sql", "sql": "SELECT * FROM orders", "dialect": "spark"}]},
+    })
+
+    assert "analytics" in api(run, jp_fetch, "aistor-lab/api/warehouses")
+    top = api(run, jp_fetch, "aistor-lab/api/warehouses/analytics/children")
+    assert [namespace] in top["namespaces"] and top["tables"] == [] and top["views"] == []
+    def children(parent: str) -> dict:
+        path = ("aistor-lab", "api", "warehouses", "analytics", "children")
+        return json.loads(run(jp_fetch(*path, params={"parent": parent})).body)
+
+    assert children(namespace) == {"namespaces": [[namespace, "eu"]], "tables": ["orders"], "views": ["recent"]}
+    assert children(f"{namespace}.eu") == {"namespaces": [], "tables": [], "views": []}
+
+    code, error = api_error(run, jp_fetch, "aistor-lab/api/warehouses/no-such-warehouse/children")
+    assert code == 404 and "no-such-warehouse" in error["error"]
 
 
 def test_share_routes_and_token_action(extension, jp_fetch, run, tmp_path):

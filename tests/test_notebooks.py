@@ -1,12 +1,15 @@
 """Every notebook of notebooks/ runs top to bottom, unedited, in a real kernel against a real service.
 
-The kernel gets exactly the environment the Jupyter extension gives kernels (``kernel_environment``),
-and runs in a scratch copy of the notebooks folder. A failing cell fails the test: that includes the
-notebooks' own ``assert`` cells, which compare query results with expected values.
+The service is set up as the Jupyter extension sets up the one it starts (its default warehouse made),
+and kernels get exactly the variables the extension exports (``kernel_environment``); they run in a
+scratch copy of the notebooks folder. A failing cell fails the test: that includes the notebooks' own
+``assert`` cells, which compare query results with expected values.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 from pathlib import Path
 
@@ -15,59 +18,87 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from aistor_lab.client import ServiceConfig
-from aistor_lab.jupyter import kernel_environment
+from aistor_lab.client import AIStorClient, ServiceConfig
+from aistor_lab.jupyter import AIStorLabApp, kernel_environment
 from aistor_lab.process import ServiceProcess
 
 from .conftest import ROOT_PASSWORD, ROOT_USER
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+TUTORIALS = ["quickstart.ipynb", "tpch.ipynb", "asset-catalog.ipynb"]
 CELL_TIMEOUT = 600  # a Spark session's first start on a loaded 2-core machine
+EXTENSION_WAREHOUSE = AIStorLabApp.class_traits()["default_warehouse"].default_value
+
+
+class Runner:
+    """Runs notebooks in one scratch folder with the kernel environment of the extension; remembers the
+    first run of each, so the tests share it (one Spark session per notebook run)."""
+
+    def __init__(self, workdir: Path, kernel_env: dict[str, str]):
+        self.workdir = workdir
+        self.kernel_env = kernel_env
+        self.first_runs: dict[str, nbformat.NotebookNode] = {}
+
+    def run(self, name: str) -> nbformat.NotebookNode:
+        notebook = nbformat.read(self.workdir / name, as_version=4)
+        client = NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name="python3",
+                                resources={"metadata": {"path": str(self.workdir)}})
+        try:
+            client.execute(env=self.kernel_env)
+        except CellExecutionError as exc:
+            pytest.fail(f"{name} failed:\n{exc}")
+        return notebook
+
+    def first_run(self, name: str) -> nbformat.NotebookNode:
+        if name not in self.first_runs:
+            self.first_runs[name] = self.run(name)
+        return self.first_runs[name]
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory):
+def runner(tmp_path_factory):
     """A service of their own: the notebooks use fixed names (the tutorials' `testice`, share `test`)."""
-    data = tmp_path_factory.mktemp("notebook-service")
-    with ServiceProcess(data / "data", log_path=data / "server.log") as process:
-        yield process
+    scratch = tmp_path_factory.mktemp("notebooks")
+    with ServiceProcess(scratch / "data", log_path=scratch / "server.log") as service:
+        config = ServiceConfig(service.endpoint, ROOT_USER, ROOT_PASSWORD, warehouse=EXTENSION_WAREHOUSE)
+        AIStorClient(config).create_warehouse(EXTENSION_WAREHOUSE)
+        shutil.copytree(NOTEBOOKS, scratch / "notebooks")
+        yield Runner(scratch / "notebooks", {**os.environ, **kernel_environment(config)})
 
 
-def run_notebook(name: str, service: ServiceProcess, workdir: Path, monkeypatch) -> nbformat.NotebookNode:
-    for key, value in kernel_environment(ServiceConfig(service.endpoint, ROOT_USER, ROOT_PASSWORD)).items():
-        monkeypatch.setenv(key, value)
-    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
-    client = NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name="python3",
-                            resources={"metadata": {"path": str(workdir)}})
-    try:
-        client.execute()
-    except CellExecutionError as exc:
-        pytest.fail(f"{name} failed:\n{exc}")
-    return notebook
+def code_cells(notebook: nbformat.NotebookNode) -> list:
+    return [cell for cell in notebook.cells if cell.cell_type == "code"]
 
 
-@pytest.mark.parametrize("name", ["quickstart.ipynb", "tpch.ipynb", "asset-catalog.ipynb"])
-def test_notebook_runs_top_to_bottom(name, service, tmp_path, monkeypatch):
-    workdir = tmp_path / "notebooks"
-    shutil.copytree(NOTEBOOKS, workdir)
-    executed = run_notebook(name, service, workdir, monkeypatch)
-    code_cells = [cell for cell in executed.cells if cell.cell_type == "code"]
-    assert code_cells and all(cell.execution_count for cell in code_cells)
-    assert not [out for cell in code_cells for out in cell.outputs if out.output_type == "error"]
+@pytest.mark.parametrize("name", TUTORIALS)
+def test_notebook_runs_top_to_bottom(name, runner):
+    cells = code_cells(runner.first_run(name))
+    assert cells and all(cell.execution_count for cell in cells)
+    assert not [out for cell in cells for out in cell.outputs if out.output_type == "error"]
 
 
-def test_notebook_runs_again(service, tmp_path, monkeypatch):
+def test_notebook_runs_again(runner):
     """Run All twice works: the quickstart starts by removing what a previous run made."""
-    workdir = tmp_path / "notebooks"
-    shutil.copytree(NOTEBOOKS, workdir)
-    run_notebook("quickstart.ipynb", service, workdir, monkeypatch)
-    run_notebook("quickstart.ipynb", service, workdir, monkeypatch)
+    runner.first_run("quickstart.ipynb")
+    again = runner.run("quickstart.ipynb")
+    assert all(cell.execution_count for cell in code_cells(again))
 
 
-@pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.name)
-def test_notebooks_are_committed_without_outputs(path):
-    notebook = nbformat.read(path, as_version=4)
+def test_every_notebook_is_tested():
+    assert sorted(path.name for path in NOTEBOOKS.glob("*.ipynb")) == sorted(TUTORIALS)
+
+
+@pytest.mark.parametrize("name", TUTORIALS)
+def test_notebooks_are_committed_without_outputs(name):
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
     nbformat.validate(notebook)
-    for cell in notebook.cells:
-        if cell.cell_type == "code":
-            assert cell.outputs == [] and cell.execution_count is None, f"{path.name}: clear the outputs"
+    for cell in code_cells(notebook):
+        assert cell.outputs == [] and cell.execution_count is None, f"{name}: clear the outputs"
+
+
+@pytest.mark.parametrize("name", TUTORIALS)
+def test_notebooks_check_results_and_take_the_service_from_the_environment(name):
+    sources = [cell.source for cell in code_cells(nbformat.read(NOTEBOOKS / name, as_version=4))]
+    assert any(re.search(r"^assert ", source, re.MULTILINE) for source in sources)
+    hard_coded = [source for source in sources if re.search(r"localhost|127\.0\.0\.1|:9000|minioadmin", source)]
+    assert not hard_coded, f"{name}: take the endpoint and keys from the environment"

@@ -2,13 +2,56 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
+import re
+import sys
+import tomllib
 from pathlib import Path
 
+import nbformat
 import yaml
+from IPython.core.inputtransformer2 import TransformerManager
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from aistor_lab.process import ServiceProcess
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def installed_with(requirements: list[str]) -> set[str]:
+    """The distributions pip installs for ``requirements``, as this environment's metadata has them."""
+    seen: set[tuple[str, str]] = set()
+    pending = [Requirement(text) for text in requirements]
+    while pending:
+        requirement = pending.pop()
+        for extra in ["", *requirement.extras]:
+            if (canonicalize_name(requirement.name), extra) in seen:
+                continue
+            seen.add((canonicalize_name(requirement.name), extra))
+            try:
+                needs = importlib.metadata.requires(requirement.name) or []
+            except importlib.metadata.PackageNotFoundError:  # e.g. for another platform
+                continue
+            pending += [need for need in map(Requirement, needs)
+                        if need.marker is None or need.marker.evaluate({"extra": extra})]
+    return {name for name, _ in seen}
+
+
+def notebook_imports() -> set[str]:
+    """Top-level modules the notebooks import, other than the standard library's."""
+    modules = set()
+    for path in (ROOT / "notebooks").glob("*.ipynb"):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code":
+                python = TransformerManager().transform_cell(cell.source)  # %magics become calls
+                for node in ast.walk(ast.parse(python)):
+                    if isinstance(node, ast.Import):
+                        modules |= {alias.name.split(".")[0] for alias in node.names}
+                    elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                        modules.add(node.module.split(".")[0])
+    return modules - set(sys.stdlib_module_names)
 
 
 def test_compose_file_runs_jupyterlab_with_the_service_and_a_named_volume():
@@ -30,8 +73,24 @@ def test_compose_file_runs_jupyterlab_with_the_service_and_a_named_volume():
 def test_dockerfile_installs_the_pinned_product_with_java_and_the_jar_kit():
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "-c requirements.lock" in dockerfile and "openjdk-17" in dockerfile
+    # Debian 12 is the last release with Java 17; unpinned python:3.11-slim has moved on.
+    assert re.search(r"^FROM python:3\.11-slim-bookworm$", dockerfile, re.MULTILINE)
     assert "aistor-lab spark-jars build" in dockerfile
     assert "AISTOR_SAMPLE_DATA" in dockerfile and "EXPOSE 9000 8888" in dockerfile
+
+
+def test_the_image_installs_everything_the_notebooks_import():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = re.search(r"'\.\[([\w,]+)\]'", dockerfile).group(1).split(",")
+    requirements = project["dependencies"] + [r for extra in extras for r in project["optional-dependencies"][extra]]
+    image = installed_with(requirements)
+    module_distributions = importlib.metadata.packages_distributions()
+    imported = notebook_imports() - {"aistor_lab"}
+    assert {"deltalake", "delta_sharing", "pyarrow", "pandas"} <= imported
+    missing = {module for module in imported
+               if not {canonicalize_name(d) for d in module_distributions.get(module, [])} & image}
+    assert not missing, f"the image lacks what the notebooks import: {sorted(missing)}"
 
 
 def test_sigterm_stops_the_server_cleanly(tmp_path):

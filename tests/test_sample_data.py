@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable
 
-from aistor_lab.client import ServiceConfig, delta_storage_options, load_catalog
-from aistor_lab.process import ServiceProcess
+from aistor_lab.client import AIStorClient, AIStorError, ServiceConfig, delta_storage_options, load_catalog
+from aistor_lab.process import ServiceProcess, free_port
 from aistor_lab.sample_data import TPCH_TABLES, default_data_dir, load, read_tpch_table
 
 from .conftest import ROOT_PASSWORD, ROOT_USER
@@ -81,3 +81,21 @@ def test_cli_loads_and_refuses_unknown_tables(server):
     assert "region" in done.stdout and "s3://testdelta/tpch/region" in done.stdout
     refused = subprocess.run(command + ["--tables", "nope"], check=False, capture_output=True, text=True)
     assert refused.returncode == 2 and "invalid choice: 'nope'" in refused.stderr
+
+
+def test_load_without_the_data_fails_before_touching_the_service(server, tmp_path):
+    config = ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD)
+    with pytest.raises(AIStorError, match="no TPC-H data for supplier .*AISTOR_SAMPLE_DATA"):
+        load(config, data_dir=tmp_path, tables=("supplier",), warehouse="never-made")
+    assert "never-made" not in AIStorClient(config).list_warehouses()
+
+
+def test_cli_says_in_one_line_when_the_service_is_down(tmp_path):
+    down = f"http://127.0.0.1:{free_port()}"
+    done = subprocess.run([sys.executable, "-m", "aistor_lab", "sample-data", "load", "--endpoint", down,
+                           "--tables", "region"], check=False, capture_output=True, text=True)
+    assert done.returncode == 3
+    assert done.stderr.startswith("aistor-lab: ") and "Traceback" not in done.stderr
+    missing = subprocess.run([sys.executable, "-m", "aistor_lab", "sample-data", "load", "--endpoint", down,
+                              "--dir", str(tmp_path)], check=False, capture_output=True, text=True)
+    assert missing.returncode == 1 and "no TPC-H data for customer" in missing.stderr
