@@ -102,3 +102,22 @@ def admin_call(server, method: str, path: str, body=None, credentials=None):
     data = body if isinstance(body, bytes | str) else b"" if body is None else json.dumps(body)
     response = signed_call(server, method, f"/_aistor/admin/v1{path}", data, credentials=credentials)
     return response.status_code, (json.loads(response.content) if response.content else None)
+
+
+def documented_read_only_user(server, warehouse: str) -> tuple[str, str]:
+    """A new user with the documentation's read-only catalog policy (plus S3 rights on the whole
+    warehouse); returns its access key and secret."""
+    policy = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "S3TablesReadOnlyWarehouse", "Effect": "Allow",
+             "Action": ["s3tables:GetTableBucket", "s3tables:ListNamespaces", "s3tables:GetNamespace",
+                        "s3tables:ListTables", "s3tables:GetTable"],
+             "Resource": [f"arn:aws:s3tables:::bucket/{warehouse}", f"arn:aws:s3tables:::bucket/{warehouse}/table/*"]},
+            {"Effect": "Allow", "Action": "s3:*", "Resource": [f"arn:aws:s3:::{warehouse}", f"arn:aws:s3:::{warehouse}/*"]},
+        ],
+    }
+    name, user, secret = f"ro-{uuid.uuid4().hex[:6]}", f"reader-{uuid.uuid4().hex[:6]}", "reader-secret-123"
+    assert admin_call(server, "PUT", f"/policies/{name}", policy)[0] in (200, 201)
+    assert admin_call(server, "POST", "/users", {"accessKey": user, "secretKey": secret, "policies": [name]})[0] == 201
+    return user, secret

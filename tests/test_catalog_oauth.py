@@ -23,6 +23,7 @@ from .conftest import (
     ROOT_USER,
     admin_call,
     catalog_call,
+    documented_read_only_user,
     seed_catalog_properties,
     service_with,
 )
@@ -76,21 +77,7 @@ def namespace(server, warehouse):
 
 @pytest.fixture(scope="module")
 def reader(server, warehouse):
-    """A user with the documentation's read-only catalog policy (and S3 rights on the warehouse)."""
-    policy = {
-        "Version": "2012-10-17",
-        "Statement": [
-            {"Effect": "Allow",
-             "Action": ["s3tables:GetTableBucket", "s3tables:ListNamespaces", "s3tables:GetNamespace",
-                        "s3tables:ListTables", "s3tables:GetTable"],
-             "Resource": [f"arn:aws:s3tables:::bucket/{warehouse}", f"arn:aws:s3tables:::bucket/{warehouse}/table/*"]},
-            {"Effect": "Allow", "Action": "s3:*", "Resource": [f"arn:aws:s3:::{warehouse}", f"arn:aws:s3:::{warehouse}/*"]},
-        ],
-    }
-    name, user, secret = f"ro-{uuid.uuid4().hex[:6]}", f"oauth-reader-{uuid.uuid4().hex[:6]}", "reader-secret-123"
-    assert admin_call(server, "PUT", f"/policies/{name}", policy)[0] in (200, 201)
-    assert admin_call(server, "POST", "/users", {"accessKey": user, "secretKey": secret, "policies": [name]})[0] == 201
-    return user, secret
+    return documented_read_only_user(server, warehouse)
 
 
 def test_client_credentials_grant_answers_an_oauth_token_response(server, warehouse):

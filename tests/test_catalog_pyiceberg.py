@@ -23,7 +23,13 @@ from pyiceberg.schema import Schema
 from pyiceberg.transforms import DayTransform, IdentityTransform
 from pyiceberg.types import IntegerType, LongType, NestedField, StringType, TimestampType
 
-from .conftest import admin_call, catalog_call, make_s3_client, seed_catalog_properties, signed_call
+from .conftest import (
+    catalog_call,
+    documented_read_only_user,
+    make_s3_client,
+    seed_catalog_properties,
+    signed_call,
+)
 
 WAREHOUSE = "analytics"
 SCHEMA = Schema(
@@ -200,20 +206,8 @@ def test_concurrent_appends_all_land(server, catalog, namespace):
 
 def test_read_only_policy_of_the_documentation(server, catalog, namespace):
     catalog.create_table(f"{namespace}.guarded", schema=SCHEMA).append(rows([1]))
-    read_only = {
-        "Version": "2012-10-17",
-        "Statement": [
-            {"Sid": "S3TablesReadOnlyWarehouse", "Effect": "Allow",
-             "Action": ["s3tables:GetTableBucket", "s3tables:ListNamespaces", "s3tables:GetNamespace",
-                        "s3tables:ListTables", "s3tables:GetTable"],
-             "Resource": [f"arn:aws:s3tables:::bucket/{WAREHOUSE}", f"arn:aws:s3tables:::bucket/{WAREHOUSE}/table/*"]},
-            # S3 rights on the whole warehouse; the credentials the catalog vends are still read-only
-            {"Effect": "Allow", "Action": "s3:*", "Resource": [f"arn:aws:s3:::{WAREHOUSE}", f"arn:aws:s3:::{WAREHOUSE}/*"]},
-        ],
-    }
-    policy, user, secret = f"ro-{uuid.uuid4().hex[:6]}", f"reader-{uuid.uuid4().hex[:6]}", "reader-secret-123"
-    assert admin_call(server, "PUT", f"/policies/{policy}", read_only)[0] in (200, 201)
-    assert admin_call(server, "POST", "/users", {"accessKey": user, "secretKey": secret, "policies": [policy]})[0] == 201
+    # S3 rights on the whole warehouse; the credentials the catalog vends are still read-only
+    user, secret = documented_read_only_user(server, WAREHOUSE)
     reader = load_catalog("reader", **seed_catalog_properties(server, WAREHOUSE, user, secret))
     assert (namespace,) in reader.list_namespaces()
     assert (namespace, "guarded") in reader.list_tables(namespace)

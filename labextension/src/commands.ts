@@ -43,6 +43,21 @@ export function registerCommands(
     }
   };
   const add = (id: string, options: Parameters<typeof commands.addCommand>[1]) => commands.addCommand(id, options);
+  /** A command that deletes or removes the selected node of one kind once the user confirms. */
+  const removal = (id: string, kind: NodeKind, texts: { label: string; caption: string; button: string },
+    steps: (node: ITreeNode) => { question: string; progress: string; argv: string[]; reload: string[]; done: string }) =>
+    add(id, {
+      label: texts.label,
+      caption: texts.caption,
+      isEnabled: () => !!selected(kind),
+      execute: async () => {
+        const node = selected(kind);
+        const step = node && steps(node);
+        if (step && (await confirm(texts.label, step.question, texts.button))) {
+          await change(step.progress, step.argv, step.reload, step.done);
+        }
+      }
+    });
 
   add(CommandIDs.open, {
     label: 'Show the AIStor panel',
@@ -65,18 +80,15 @@ export function registerCommands(
       }
     }
   });
-  add(CommandIDs.deleteWarehouse, {
-    label: 'Delete warehouse',
-    caption: 'Delete this warehouse (it must be empty)',
-    isEnabled: () => !!selected('warehouse'),
-    execute: async () => {
-      const node = selected('warehouse');
-      if (node && (await confirm('Delete warehouse', `Delete the empty warehouse ${node.label}?`, 'Delete'))) {
-        await change(`Deleting warehouse ${node.label}…`, ['warehouse', 'delete', node.label], [WAREHOUSES_ID],
-          `Warehouse ${node.label} deleted.`);
-      }
-    }
-  });
+  removal(CommandIDs.deleteWarehouse, 'warehouse',
+    { label: 'Delete warehouse', caption: 'Delete this warehouse (it must be empty)', button: 'Delete' },
+    node => ({
+      question: `Delete the empty warehouse ${node.label}?`,
+      progress: `Deleting warehouse ${node.label}…`,
+      argv: ['warehouse', 'delete', node.label],
+      reload: [WAREHOUSES_ID],
+      done: `Warehouse ${node.label} deleted.`
+    }));
 
   add(CommandIDs.createNamespace, {
     label: 'New namespace…',
@@ -96,18 +108,15 @@ export function registerCommands(
       }
     }
   });
-  add(CommandIDs.deleteNamespace, {
-    label: 'Delete namespace',
-    caption: 'Delete this namespace (it must be empty)',
-    isEnabled: () => !!selected('namespace'),
-    execute: async () => {
-      const node = selected('namespace');
-      if (node && (await confirm('Delete namespace', `Delete the empty namespace ${node.namespace}?`, 'Delete'))) {
-        await change(`Deleting namespace ${node.namespace}…`, ['namespace', 'delete', node.warehouse!, node.namespace!],
-          [parentId(node)], `Namespace ${node.namespace} deleted.`);
-      }
-    }
-  });
+  removal(CommandIDs.deleteNamespace, 'namespace',
+    { label: 'Delete namespace', caption: 'Delete this namespace (it must be empty)', button: 'Delete' },
+    node => ({
+      question: `Delete the empty namespace ${node.namespace}?`,
+      progress: `Deleting namespace ${node.namespace}…`,
+      argv: ['namespace', 'delete', node.warehouse!, node.namespace!],
+      reload: [parentId(node)],
+      done: `Namespace ${node.namespace} deleted.`
+    }));
 
   add(CommandIDs.createTable, {
     label: 'New table…',
@@ -132,18 +141,14 @@ export function registerCommands(
       await change(`Creating table ${table.name}…`, argv, [node.id], `Table ${table.name} created.`);
     }
   });
-  add(CommandIDs.deleteTable, {
-    label: 'Delete table',
-    caption: 'Drop this table',
-    isEnabled: () => !!selected('table'),
-    execute: async () => {
-      const node = selected('table');
-      if (node && (await confirm('Delete table', `Drop the table ${node.namespace}.${node.table}? Its data files stay.`, 'Delete'))) {
-        await change(`Deleting table ${node.table}…`, ['table', 'delete', node.warehouse!, node.namespace!, node.table!],
-          [parentId(node)], `Table ${node.table} deleted.`);
-      }
-    }
-  });
+  removal(CommandIDs.deleteTable, 'table', { label: 'Delete table', caption: 'Drop this table', button: 'Delete' },
+    node => ({
+      question: `Drop the table ${node.namespace}.${node.table}? Its data files stay.`,
+      progress: `Deleting table ${node.table}…`,
+      argv: ['table', 'delete', node.warehouse!, node.namespace!, node.table!],
+      reload: [parentId(node)],
+      done: `Table ${node.table} deleted.`
+    }));
 
   add(CommandIDs.shareTable, {
     label: 'Share…',
@@ -194,29 +199,24 @@ export function registerCommands(
       }
     }
   });
-  add(CommandIDs.removeShare, {
-    label: 'Remove share',
-    caption: 'Remove this share and its tokens',
-    isEnabled: () => !!selected('share'),
-    execute: async () => {
-      const node = selected('share');
-      if (node && (await confirm('Remove share', `Remove the share ${node.label}? Its tokens stop working.`, 'Remove'))) {
-        await change(`Removing share ${node.label}…`, ['share', 'remove', node.label], [SHARES_ID], `Share ${node.label} removed.`);
-      }
-    }
-  });
-  add(CommandIDs.removeSharedTable, {
-    label: 'Remove from share',
-    caption: 'Stop sharing this table',
-    isEnabled: () => !!selected('shared-table'),
-    execute: async () => {
-      const node = selected('shared-table');
-      if (node && (await confirm('Remove from share', `Stop sharing ${node.schema}.${node.label} in ${node.share}?`, 'Remove'))) {
-        await change(`Removing ${node.label}…`, ['share', 'update', node.share!, '--remove', `${node.schema}/${node.label}`],
-          [parentId(node)], `${node.label} removed from ${node.share}.`);
-      }
-    }
-  });
+  removal(CommandIDs.removeShare, 'share',
+    { label: 'Remove share', caption: 'Remove this share and its tokens', button: 'Remove' },
+    node => ({
+      question: `Remove the share ${node.label}? Its tokens stop working.`,
+      progress: `Removing share ${node.label}…`,
+      argv: ['share', 'remove', node.label],
+      reload: [SHARES_ID],
+      done: `Share ${node.label} removed.`
+    }));
+  removal(CommandIDs.removeSharedTable, 'shared-table',
+    { label: 'Remove from share', caption: 'Stop sharing this table', button: 'Remove' },
+    node => ({
+      question: `Stop sharing ${node.schema}.${node.label} in ${node.share}?`,
+      progress: `Removing ${node.label}…`,
+      argv: ['share', 'update', node.share!, '--remove', `${node.schema}/${node.label}`],
+      reload: [parentId(node)],
+      done: `${node.label} removed from ${node.share}.`
+    }));
 
   add(CommandIDs.createToken, {
     label: 'New token…',

@@ -1,7 +1,7 @@
 /**
  * The side panel against a real service: what the %aistor magics create appears in the tree, a
  * table's details show its rows, a share and a token are made in the panel (profile.share is
- * downloaded), and a snippet goes into a notebook and runs.
+ * downloaded), a snippet goes into a notebook and runs, and removals ask before they change anything.
  */
 import { expect, galata, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import * as fs from 'fs';
@@ -166,5 +166,22 @@ test('the panel browses and acts on what the service holds', async ({ page }, te
     await row(page, `table:${WAREHOUSE}/sales/orders`).click();
     await expect(panel(page).locator('table[aria-label="Preview"]')).toContainText('ada');
     await panel(page).screenshot({ path: testInfo.outputPath('panel-dark.png') });
+  });
+
+  await test.step('removing asks first, then the tree follows', async () => {
+    await row(page, 'shared-table:ui-share/sales/orders').click({ button: 'right' });
+    await page.locator('.lm-Menu-itemLabel', { hasText: 'Remove from share' }).click();
+    await expect(page.locator('.jp-Dialog')).toContainText('Stop sharing sales.orders in ui-share?');
+    await accept(page);
+    await expect(row(page, 'shared-table:ui-share/sales/orders')).toHaveCount(0);
+
+    await row(page, `table:${WAREHOUSE}/sales/items`).click();
+    await panel(page).getByRole('button', { name: 'Delete table' }).click();
+    await page.locator('.jp-Dialog .jp-mod-reject').click();
+    await expect(row(page, `table:${WAREHOUSE}/sales/items`)).toBeVisible();
+    await panel(page).getByRole('button', { name: 'Delete table' }).click();
+    await accept(page);
+    await expect(row(page, `table:${WAREHOUSE}/sales/items`)).toHaveCount(0);
+    await expect(row(page, `table:${WAREHOUSE}/sales/orders`)).toBeVisible();
   });
 });
