@@ -47,7 +47,8 @@ class ServiceProcess:
         self.data_dir = Path(data_dir)
         self.host = host
         self.port = port or free_port(host)
-        self.env = {**os.environ, **(env or {})}
+        # The child stops by itself if this process dies without stopping it (settings.parent_pid).
+        self.env = {**os.environ, **(env or {}), "AISTOR_PARENT_PID": str(os.getpid())}
         certs_dir = certs_dir or self.env.get("AISTOR_CERTS_DIR")
         self.certs_dir = Path(certs_dir) if certs_dir else None
         self.log_path = log_path

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -103,9 +104,20 @@ def make_app(services: Services) -> Application:
     return Application(routes, compress_response=False, log_function=log_request)
 
 
+async def watch_parent(parent_pid: int, stopping: asyncio.Event, interval: float = 1.0) -> None:
+    """Sets ``stopping`` once ``parent_pid`` is no longer our parent (it died and we were re-parented)."""
+    while not stopping.is_set():
+        if os.getppid() != parent_pid:
+            log.warning("parent process %d is gone; stopping", parent_pid)
+            stopping.set()
+            return
+        await asyncio.sleep(interval)
+
+
 async def serve(settings: Settings, ready=None) -> None:
-    """Serve until SIGTERM or SIGINT, then stop accepting, finish, and close the store. With a certs
-    directory every API is served over TLS only (tls.CertificateError when its files do not do)."""
+    """Serve until SIGTERM, SIGINT or the death of ``settings.parent_pid``, then stop accepting, finish,
+    and close the store. With a certs directory every API is served over TLS only
+    (tls.CertificateError when its files do not do)."""
     ssl_context = server_context(settings.certs_dir) if settings.certs_dir else None
     services = open_services(settings)
     server = HTTPServer(
@@ -120,11 +132,14 @@ async def serve(settings: Settings, ready=None) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
+    watching = asyncio.create_task(watch_parent(settings.parent_pid, stopping)) if settings.parent_pid else None
     log.info("aistor-lab serving S3 at %s (data in %s)", settings.endpoint, settings.store_endpoint or settings.data_dir)
     if ready is not None:
         ready(settings)
     await stopping.wait()
     log.info("aistor-lab stopping")
+    if watching is not None:
+        watching.cancel()
     server.stop()
     try:
         await asyncio.wait_for(server.close_all_connections(), timeout=5)

@@ -46,6 +46,9 @@ class Settings:
     # Lifetime of the temporary S3 credentials the catalog vends, and of its OAuth2 access tokens.
     vended_credentials_ttl_seconds: int = 3600
     oauth_token_ttl_seconds: int = 3600
+    # Stop when this process is no longer our parent: a supervisor (the Jupyter extension) that was
+    # SIGKILLed cannot stop its child, and an orphaned service would hold the port.
+    parent_pid: int | None = None
 
     @property
     def endpoint(self) -> str:
@@ -74,4 +77,5 @@ class Settings:
             delta_sharing_url_expiry_seconds=int(os.environ.get("AISTOR_DELTA_SHARING_URL_EXPIRY", "3600")),
             vended_credentials_ttl_seconds=int(os.environ.get("AISTOR_VENDED_CREDENTIALS_TTL", "3600")),
             oauth_token_ttl_seconds=int(os.environ.get("AISTOR_OAUTH_TOKEN_TTL", "3600")),
+            parent_pid=int(os.environ["AISTOR_PARENT_PID"]) if os.environ.get("AISTOR_PARENT_PID") else None,
         )

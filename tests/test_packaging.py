@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import os
 import re
+import signal
+import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -98,3 +102,38 @@ def test_sigterm_stops_the_server_cleanly(tmp_path):
     assert service.healthy()
     assert service.stop(timeout=15) == 0
     assert "aistor-lab stopping" in (tmp_path / "server.log").read_text()
+
+
+def _state(pid: int) -> str | None:
+    """The kernel's state letter of ``pid`` ("Z" for a zombie nobody reaped yet), None once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return None
+
+
+def test_the_server_stops_when_its_supervisor_is_killed(tmp_path):
+    """A supervisor SIGKILLed (say, Jupyter) cannot stop its child: the child notices and stops itself."""
+    supervisor = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import sys, time\n"
+            "from aistor_lab.process import ServiceProcess\n"
+            "service = ServiceProcess(sys.argv[1], log_path=sys.argv[2]).start()\n"
+            "print(service.proc.pid, service.port, flush=True)\n"
+            "time.sleep(600)\n"
+        ), str(tmp_path / "data"), str(tmp_path / "server.log")],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        pid, port = map(int, supervisor.stdout.readline().split())
+        assert ServiceProcess(tmp_path / "data", port=port).healthy()
+    finally:
+        os.kill(supervisor.pid, signal.SIGKILL)
+        supervisor.wait()
+    deadline = time.monotonic() + 20
+    while _state(pid) not in (None, "Z") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _state(pid) in (None, "Z"), "the orphaned server is still running"
+    assert not ServiceProcess(tmp_path / "data", port=port).healthy()
+    log = (tmp_path / "server.log").read_text()
+    assert f"parent process {supervisor.pid} is gone; stopping" in log
