@@ -20,6 +20,7 @@ setup: $(STAMP) $(PANEL_BUILD)
 
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	rm -rf $(PANEL_LINK)  # else a reinstall copies the wheel's panel files through the link into the build
 	$(BIN)/pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[test,bench,spark,notebooks]'
 	rm -rf $(PANEL_LINK) && ln -s $(CURDIR)/aistor_lab/labextension $(PANEL_LINK)
 	touch $(STAMP)

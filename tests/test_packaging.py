@@ -1,9 +1,11 @@
-"""The container recipe and the service's process behaviour, checked without a Docker engine."""
+"""Packaging: the wheel, the container recipe (checked without a Docker engine) and the service's
+process behaviour."""
 
 from __future__ import annotations
 
 import ast
 import importlib.metadata
+import json
 import os
 import re
 import signal
@@ -95,6 +97,45 @@ def test_the_image_installs_everything_the_notebooks_import():
     missing = {module for module in imported
                if not {canonicalize_name(d) for d in module_distributions.get(module, [])} & image}
     assert not missing, f"the image lacks what the notebooks import: {sorted(missing)}"
+
+
+def _jupyter(args: list[str], env: dict[str, str]) -> str:
+    """What ``jupyter ARGS`` prints on both streams, in order and without colours."""
+    done = subprocess.run([str(Path(sys.executable).with_name("jupyter")), *args],
+                          env={**os.environ, "PYTHONUNBUFFERED": "1", **env},
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=True)
+    return re.sub(r"\x1b\[[0-9;]*m", "", done.stdout)
+
+
+def _section(listing: str, heading: str) -> str:
+    """The indented lines under ``heading`` in a ``jupyter ... list`` output."""
+    lines = listing.splitlines()
+    start = [line.strip() for line in lines].index(heading) + 1
+    end = next((i for i in range(start, len(lines)) if not lines[i][:1].isspace()), len(lines))
+    return "\n".join(lines[start:end])
+
+
+def test_the_wheel_alone_enables_the_panel_and_the_server_extension(tmp_path):
+    """`pip install` is enough: the wheel carries the built panel and the file that enables the server
+    extension. Installed into an empty prefix, Jupyter finds both there and nowhere else."""
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
+                    "--wheel-dir", str(tmp_path / "dist"), str(ROOT)], check=True)
+    (wheel,) = (tmp_path / "dist").glob("aistor_lab-*.whl")
+    prefix = tmp_path / "prefix"
+    # --ignore-installed: a --prefix install would otherwise uninstall this environment's copy first.
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--ignore-installed", "--quiet",
+                    "--prefix", str(prefix), str(wheel)], check=True)
+
+    panel = prefix / "share/jupyter/labextensions/aistor-lab"
+    built = json.loads((panel / "package.json").read_text())["jupyterlab"]["_build"]
+    assert (panel / built["load"]).is_file()
+    labextensions = _jupyter(["labextension", "list"], {"JUPYTER_PATH": str(prefix / "share/jupyter")})
+    assert re.search(r"aistor-lab v[\d.]+ enabled\s+OK", _section(labextensions, str(panel.parent)))
+
+    config = prefix / "etc/jupyter"
+    server = _jupyter(["server", "extension", "list"], {"JUPYTER_CONFIG_DIR": str(config)})
+    assert re.search(r"aistor_lab enabled\s+- Validating aistor_lab...\s+aistor_lab [\d.]+ OK",
+                     _section(server, f"Config dir: {config}"))
 
 
 def test_sigterm_stops_the_server_cleanly(tmp_path):
