@@ -283,21 +283,23 @@ def share_remove(ctx: Context, args: argparse.Namespace) -> Result:
     return Message(f"Share '{info['name']}' removed, with its tokens.", info)
 
 
-def token_created_result(share: str, token: dict) -> Result:
-    """What ``share token create`` shows: the secret once, and the profile.share to save."""
-    fields = Fields([("Token ID", token["id"]), ("Token", token["token"]),
-                     ("Expires", token.get("expirationTime") or "never"), ("Description", token.get("description"))])
-    warning = "⚠️  Save this token securely. It won't be shown again."
-    text = f"Token created successfully for share '{share}'.\n\n{fields.text()}\n\n{warning}"
-    profile = Text(json.dumps(token["profile"], indent=2), token["profile"])
-    table = Sections([(None, Message(f"Token created successfully for share '{share}'.")), (None, fields),
-                      ("profile.share", profile), (None, Message(warning))], token)
-    return Text(text, token, table)
+def secret_created_result(what: str, secret: str, share: str, fields: Fields, created: dict) -> Result:
+    """What ``share token create`` and ``share client create`` show (in mc's words): the ``secret``
+    once, and the profile.share to save."""
+    headline = f"{what} created successfully for share '{share}'."
+    warning = f"⚠️  Save this {secret} securely. It won't be shown again."
+    text = f"{headline}\n\n{fields.text()}\n\n{warning}"
+    profile = Text(json.dumps(created["profile"], indent=2), created["profile"])
+    table = Sections([(None, Message(headline)), (None, fields), ("profile.share", profile), (None, Message(warning))],
+                     created)
+    return Text(text, created, table)
 
 
 def token_create(ctx: Context, args: argparse.Namespace) -> Result:
     token = ctx.client.create_token(args.share, args.expires, args.description)
-    return token_created_result(token.get("share") or args.share, token)
+    fields = Fields([("Token ID", token["id"]), ("Token", token["token"]),
+                     ("Expires", token.get("expirationTime") or "never"), ("Description", token.get("description"))])
+    return secret_created_result("Token", "token", token.get("share") or args.share, fields, token)
 
 
 def token_list(ctx: Context, args: argparse.Namespace) -> Result:
@@ -309,6 +311,25 @@ def token_list(ctx: Context, args: argparse.Namespace) -> Result:
 def token_remove(ctx: Context, args: argparse.Namespace) -> Result:
     token = ctx.client.revoke_token(args.share, args.token_id)
     return Message(f"Token '{args.token_id}' of share '{args.share}' removed.", token)
+
+
+def client_create(ctx: Context, args: argparse.Namespace) -> Result:
+    client = ctx.client.create_oauth_client(args.share, args.description)
+    fields = Fields([("Client ID", client["clientId"]), ("Client secret", client["clientSecret"]),
+                     ("Token endpoint", client["profile"]["tokenEndpoint"]), ("Description", client.get("description"))])
+    return secret_created_result("OAuth client", "client secret", client.get("share") or args.share, fields, client)
+
+
+def client_list(ctx: Context, args: argparse.Namespace) -> Result:
+    clients = ctx.client.list_oauth_clients(args.share)
+    rows = [[c["clientId"], c.get("description"), c.get("created")] for c in clients]
+    return Rows(["client id", "description", "created"], rows, data=clients, empty="(no OAuth clients)")
+
+
+def client_remove(ctx: Context, args: argparse.Namespace) -> Result:
+    client = ctx.client.remove_oauth_client(args.share, args.client_id)
+    return Message(f"OAuth client '{args.client_id}' of share '{args.share}' removed; its access tokens are revoked.",
+                   client)
 
 
 def share_audit(ctx: Context, args: argparse.Namespace) -> Result:

@@ -386,6 +386,18 @@ class AIStorClient:
     def revoke_token(self, share: str, token_id: str) -> dict:
         return self.admin_call("DELETE", f"/shares/{_segment(share)}/tokens/{_segment(token_id)}")
 
+    def create_oauth_client(self, share: str, description: str = "") -> dict:
+        """An OAuth client of a share: its ``clientSecret`` (shown once) and a ready ``profile``
+        (a ``shareCredentialsVersion`` 2 profile.share with the client credentials)."""
+        return self.admin_call("POST", f"/shares/{_segment(share)}/clients", {"description": description})
+
+    def list_oauth_clients(self, share: str) -> list[dict]:
+        return self.admin_call("GET", f"/shares/{_segment(share)}/clients")
+
+    def remove_oauth_client(self, share: str, client_id: str) -> dict:
+        """Delete an OAuth client, revoking the access tokens it was given."""
+        return self.admin_call("DELETE", f"/shares/{_segment(share)}/clients/{_segment(client_id)}")
+
     def share_audit(self, share: str, limit: int = 100) -> list[dict]:
         """The newest ``limit`` recipient queries of a share, newest first."""
         return self.admin_call("GET", f"/shares/{_segment(share)}/audit", query={"limit": str(limit)})

@@ -214,6 +214,33 @@ Schemas:
     assert "does not exist" in failed(aistor("share", "info", "minio/test"), 1)
 
 
+def test_oauth_clients_create_list_remove_and_profile(server, s3, alias, aistor, tmp_path, bucket):
+    write_deltalake(f"s3://{bucket}/partners", EMPLOYEES, storage_options=storage_options(server))
+    alias("lab")
+    share = unique("partners")
+    ok(aistor("share", "create", f"lab/{share}", "hr", f"partners:delta:{bucket}:partners"))
+
+    text = ok(aistor("share", "client", "create", f"lab/{share}", "--description", "partner idp"))
+    lines = text.splitlines()
+    assert lines[0] == f"OAuth client created successfully for share '{share}'."
+    assert lines[-1] == "⚠️  Save this client secret securely. It won't be shown again."
+    assert re.search(r"Token endpoint: +http://\S+/delta-sharing/oauth/token", text)
+    client = as_json(aistor("share", "client", "create", f"lab/{share}", "--json"))
+    profile = client["profile"]
+    assert profile["type"] == "oauth_client_credentials" and profile["clientSecret"] == client["clientSecret"]
+    (tmp_path / "oauth.share").write_text(json.dumps(profile))
+    assert len(delta_sharing.load_as_pandas(f"{tmp_path / 'oauth.share'}#{share}.hr.partners")) == 5
+
+    listed = as_json(aistor("share", "client", "ls", f"lab/{share}", "--json"))
+    assert client["clientId"] in [c["clientId"] for c in listed] and "clientSecret" not in listed[0]
+    assert "partner idp" in ok(aistor("share", "client", "list", f"lab/{share}"))
+    assert "revoked" in ok(aistor("share", "client", "revoke", f"lab/{share}", client["clientId"]))
+    with pytest.raises(Exception, match="401|invalid_client|Unauthorized"):
+        delta_sharing.load_as_pandas(f"{tmp_path / 'oauth.share'}#{share}.hr.partners")
+    assert "does not exist" in failed(aistor("share", "client", "rm", f"lab/{share}", client["clientId"]), 1)
+    ok(aistor("share", "remove", f"lab/{share}"))
+
+
 def test_tokens_create_list_remove_and_profile(server, s3, alias, aistor, tmp_path, bucket):
     write_deltalake(f"s3://{bucket}/people", EMPLOYEES, storage_options=storage_options(server))
     alias("lab")
