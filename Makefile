@@ -40,11 +40,11 @@ $(PANEL_BUILD): $(PANEL_MODULES) labextension/tsconfig.json $(shell find labexte
 run: setup
 	$(BIN)/jupyter lab --notebook-dir=notebooks --LabApp.default_url=/lab/tree/quickstart.ipynb \
 		--ServerApp.allow_root=True \
-		--AIStorLabApp.address=127.0.0.1:9000 --AIStorLabApp.data_dir=$(CURDIR)/.data
+		--AIStorLabApp.address=127.0.0.1:9000 --AIStorLabApp.data_dir=$(CURDIR)/.data/store
 
 # The service alone, without Jupyter.
 server: setup
-	$(BIN)/aistor-lab server --address 127.0.0.1:9000 --data .data
+	$(BIN)/aistor-lab server --address 127.0.0.1:9000 --data .data/store
 
 lint: setup
 	$(BIN)/ruff check aistor_lab tests benchmarks

@@ -67,10 +67,12 @@ def test_compose_file_runs_jupyterlab_with_the_service_and_a_named_volume():
     command = lab["command"]
     assert command[:2] == ["jupyter", "lab"] and "--ip=0.0.0.0" in command
     assert "--AIStorLabApp.address=0.0.0.0:9000" in command  # the extension starts the service
-    assert "--AIStorLabApp.data_dir=/data" in command
+    data_dir = next(arg.split("=", 1)[1] for arg in command if arg.startswith("--AIStorLabApp.data_dir="))
     assert {"8888:8888", "9000:9000"} <= set(lab["ports"])
     volume, mount = lab["volumes"][0].split(":")
-    assert mount == "/data" and volume in compose["volumes"]
+    assert volume in compose["volumes"]
+    # The data and the service's log (server.log, beside the data dir) are both in the volume.
+    assert Path(data_dir).parent == Path(mount)
     credentials = " ".join(command)
     assert "${AISTOR_ROOT_USER:-" in credentials and "${AISTOR_ROOT_PASSWORD:-" in credentials
     assert "/_aistor/health" in " ".join(lab["healthcheck"]["test"])
