@@ -119,7 +119,7 @@ def _section(listing: str, heading: str) -> str:
 
 def test_the_wheel_alone_enables_the_panel_and_the_server_extension(tmp_path):
     """`pip install` is enough: the wheel carries the built panel and the file that enables the server
-    extension. Installed into an empty prefix, Jupyter finds both there and nowhere else."""
+    extension. Installed into an empty prefix, Jupyter lists both as enabled from that prefix."""
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
                     "--wheel-dir", str(tmp_path / "dist"), str(ROOT)], check=True)
     (wheel,) = (tmp_path / "dist").glob("aistor_lab-*.whl")
