@@ -1,0 +1,261 @@
+"""The authorization matrix: every kind of caller against every API family, each cell asserted.
+
+Callers (rows): root; users holding the built-in ``readonly`` and ``readwrite`` policies; a user with
+``s3:*`` on ``*``; a user with an ``s3tables`` policy on one namespace; a vended session for one table
+of that namespace; a share's bearer token, an expired one and another share's; and an OAuth2 bearer
+token of the catalog (issued to the one-namespace user, so it carries that user's rights).
+
+Operations (columns) cover the S3 data API, the system bucket through the S3 API, the Iceberg
+catalog, the admin API and Delta Sharing. A cell is the exact HTTP status the caller gets; every
+refusal must also come in the API's own error format, and nothing ever answers 5xx. When you add an
+operation to the service, add its column here.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pytest
+import requests
+from botocore.auth import S3SigV4Auth, SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+from deltalake import write_deltalake
+
+from aistor_lab.store import SYSTEM_BUCKET
+
+from .conftest import ROOT_PASSWORD, ROOT_USER, admin_call, catalog_call, make_s3_client
+from .sharing_support import create_share, create_token, storage_options
+
+WAREHOUSE = f"authz-{uuid.uuid4().hex[:8]}"
+DATA_BUCKET = f"authz-data-{uuid.uuid4().hex[:8]}"
+DELEGATION = {"X-Iceberg-Access-Delegation": "vended-credentials"}
+SCHEMA = {"type": "struct", "schema-id": 0,
+          "fields": [{"id": 1, "name": "id", "type": "long", "required": True}]}
+
+
+@dataclass(frozen=True)
+class Caller:
+    """How one kind of caller authenticates: SigV4 keys (with a session token for a vended session),
+    or a bearer token."""
+
+    name: str
+    access_key: str = ""
+    secret_key: str = ""
+    session_token: str | None = None
+    bearer: str = ""
+
+    def send(self, endpoint: str, method: str, path: str, body: bytes = b"",
+             headers: dict | None = None) -> requests.Response:
+        headers = dict(headers or {})
+        if self.bearer:
+            headers["Authorization"] = f"Bearer {self.bearer}"
+            return requests.request(method, endpoint + path, data=body, headers=headers, timeout=30)
+        request = AWSRequest(method=method, url=endpoint + path, data=body, headers=headers)
+        credentials = Credentials(self.access_key, self.secret_key, self.session_token)
+        # The catalog is signed with the name s3tables, everything else as S3 clients sign.
+        if path.startswith("/_iceberg"):
+            SigV4Auth(credentials, "s3tables", "us-east-1").add_auth(request)
+        else:
+            S3SigV4Auth(credentials, "s3", "us-east-1").add_auth(request)
+        prepared = request.prepare()
+        return requests.request(method, prepared.url, data=body, headers=dict(prepared.headers), timeout=30)
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One request of one API family; ``path`` may name {ns1_file}, {ns2_file}, {share}, {other}."""
+
+    name: str
+    family: str  # s3, system, catalog, admin, sharing: decides the error format checked
+    method: str
+    path: str
+    body: bytes | None = None  # None: a fresh JSON body per call (see _body)
+
+
+def _create_user(server, policies: list[str]) -> tuple[str, str]:
+    user, secret = f"authz-{uuid.uuid4().hex[:8]}", f"secret-{uuid.uuid4().hex}"
+    status, body = admin_call(server, "POST", "/users", {"accessKey": user, "secretKey": secret,
+                                                         "policies": policies})
+    assert status == 201, body
+    return user, secret
+
+
+def _put_policy(server, document: dict) -> str:
+    name = f"authz-policy-{uuid.uuid4().hex[:8]}"
+    status, body = admin_call(server, "PUT", f"/policies/{name}", document)
+    assert status in (200, 201), body
+    return name
+
+
+def _create_table(server, namespace: str, table: str) -> str:
+    """A table with its metadata written; returns the key of its metadata file in the warehouse."""
+    assert catalog_call(server, "POST", f"/v1/{WAREHOUSE}/namespaces", {"namespace": [namespace]})[0] == 200
+    status, loaded = catalog_call(server, "POST", f"/v1/{WAREHOUSE}/namespaces/{namespace}/tables",
+                                  {"name": table, "schema": SCHEMA})
+    assert status == 200, loaded
+    return loaded["metadata-location"].removeprefix(f"s3://{WAREHOUSE}/")
+
+
+@pytest.fixture(scope="module")
+def world(server):
+    """The resources and the ten callers of the matrix."""
+    s3 = make_s3_client(server.endpoint)
+    s3.create_bucket(Bucket=DATA_BUCKET)
+    s3.put_object(Bucket=DATA_BUCKET, Key="shared/data.txt", Body=b"data")
+    write_deltalake(f"s3://{DATA_BUCKET}/shared", pa.table({"id": [1, 2]}), storage_options=storage_options(server))
+    assert catalog_call(server, "POST", "/v1/warehouses", {"name": WAREHOUSE})[0] in (200, 201)
+    ns1_file = _create_table(server, "ns1", "t1")
+    ns2_file = _create_table(server, "ns2", "t2")
+
+    namespace_policy = _put_policy(server, {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["s3tables:GetTableBucket", "s3tables:ListNamespaces"],
+         "Resource": [f"arn:aws:s3tables:::bucket/{WAREHOUSE}"]},
+        {"Effect": "Allow", "Action": ["s3tables:*"],
+         "Resource": [f"arn:aws:s3tables:::bucket/{WAREHOUSE}/table/ns1/*"]},
+        # Reads of the warehouse's files, as the documentation's read-only user has: a vended
+        # session is bounded by its user's S3 rights and by its table's location both.
+        {"Effect": "Allow", "Action": ["s3:GetObject", "s3:ListBucket"],
+         "Resource": [f"arn:aws:s3:::{WAREHOUSE}", f"arn:aws:s3:::{WAREHOUSE}/*"]},
+    ]})
+    s3_all_policy = _put_policy(server, {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["s3:*"], "Resource": ["*"]}]})
+    namespace_user = _create_user(server, [namespace_policy])
+
+    # The one-namespace user's vended session for ns1.t1 (read-write: it may commit to it).
+    status, loaded = catalog_call(server, "GET", f"/v1/{WAREHOUSE}/namespaces/ns1/tables/t1",
+                                  headers=DELEGATION, credentials=namespace_user)
+    assert status == 200, loaded
+    vended = loaded["config"]
+    # The catalog's OAuth2 token for the same user.
+    token = requests.post(f"{server.endpoint}/_iceberg/v1/oauth/tokens", timeout=30, data={
+        "grant_type": "client_credentials", "client_id": namespace_user[0], "client_secret": namespace_user[1],
+    }).json()["access_token"]
+
+    share = create_share(server, "sales", [f"data:delta:{DATA_BUCKET}:shared"])
+    other = create_share(server, "sales", [f"data:delta:{DATA_BUCKET}:shared"])
+    share_token = create_token(server, share, expires="1d")["profile"]["bearerToken"]
+    other_token = create_token(server, other, expires="1d")["profile"]["bearerToken"]
+    expired_token = create_token(server, share, expires="1s")["profile"]["bearerToken"]
+    time.sleep(1.5)
+
+    callers = [
+        Caller("root", ROOT_USER, ROOT_PASSWORD),
+        Caller("readonly", *_create_user(server, ["readonly"])),
+        Caller("readwrite", *_create_user(server, ["readwrite"])),
+        Caller("s3-all", *_create_user(server, [s3_all_policy])),
+        Caller("one-namespace", *namespace_user),
+        Caller("vended-session", vended["s3.access-key-id"], vended["s3.secret-access-key"],
+               vended["s3.session-token"]),
+        Caller("share-token", bearer=share_token),
+        Caller("expired-share-token", bearer=expired_token),
+        Caller("other-share-token", bearer=other_token),
+        Caller("catalog-bearer", bearer=token),
+    ]
+    return {"callers": {c.name: c for c in callers}, "ns1_file": ns1_file, "ns2_file": ns2_file,
+            "share": share, "other": other}
+
+
+SHARED_TABLE = "/delta-sharing/shares/{share}/schemas/sales/tables/data"
+OPERATIONS = [
+    Operation("list buckets", "s3", "GET", "/"),
+    Operation("list data bucket", "s3", "GET", f"/{DATA_BUCKET}?list-type=2"),
+    Operation("get data object", "s3", "GET", f"/{DATA_BUCKET}/shared/data.txt"),
+    Operation("put data object", "s3", "PUT", f"/{DATA_BUCKET}/written/new.txt", b"new"),
+    Operation("get ns1 table file", "s3", "GET", f"/{WAREHOUSE}/{{ns1_file}}"),
+    Operation("get ns2 table file", "s3", "GET", f"/{WAREHOUSE}/{{ns2_file}}"),
+    Operation("list system bucket", "system", "GET", f"/{SYSTEM_BUCKET}?list-type=2"),
+    Operation("get token key", "system", "GET", f"/{SYSTEM_BUCKET}/iam/keys/tokens.json"),
+    Operation("put system object", "system", "PUT", f"/{SYSTEM_BUCKET}/iam/policies/x.json", b"{}"),
+    Operation("catalog config", "catalog", "GET", f"/_iceberg/v1/config?warehouse={WAREHOUSE}"),
+    Operation("list namespaces", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces"),
+    Operation("load ns1 table", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns1/tables/t1"),
+    Operation("load ns2 table", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns2/tables/t2"),
+    Operation("create namespace", "catalog", "POST", f"/_iceberg/v1/{WAREHOUSE}/namespaces"),
+    Operation("list users", "admin", "GET", "/_aistor/admin/v1/users"),
+    Operation("list shares (admin)", "admin", "GET", "/_aistor/admin/v1/shares"),
+    Operation("list shares", "sharing", "GET", "/delta-sharing/shares"),
+    Operation("query own share", "sharing", "POST", SHARED_TABLE + "/query", b"{}"),
+    Operation("query other share", "sharing", "POST", SHARED_TABLE.replace("{share}", "{other}") + "/query", b"{}"),
+]
+
+# One row per caller, one column per operation above, in their order.
+ROWS = ["root", "readonly", "readwrite", "s3-all", "one-namespace", "vended-session", "share-token",
+        "expired-share-token", "other-share-token", "catalog-bearer"]
+# Bearer tokens are no S3 or admin credentials: 400 AuthorizationHeaderMalformed, as S3 answers. A
+# share token asking for another share's table learns nothing: the share "does not exist" (404).
+MATRIX = {
+    #                        root  ro   rw  s3all  ns  sess share exp other bearer
+    "list buckets":          [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
+    "list data bucket":      [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
+    "get data object":       [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
+    "put data object":       [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    "get ns1 table file":    [200, 200, 200, 200, 200, 200, 400, 400, 400, 400],
+    "get ns2 table file":    [200, 200, 200, 200, 200, 403, 400, 400, 400, 400],
+    "list system bucket":    [404, 404, 404, 404, 404, 404, 400, 400, 400, 400],
+    "get token key":         [404, 404, 404, 404, 404, 404, 400, 400, 400, 400],
+    "put system object":     [404, 404, 404, 404, 404, 404, 400, 400, 400, 400],
+    "catalog config":        [200, 403, 403, 403, 200, 401, 401, 401, 401, 200],
+    "list namespaces":       [200, 403, 403, 403, 200, 401, 401, 401, 401, 200],
+    "load ns1 table":        [200, 403, 403, 403, 200, 401, 401, 401, 401, 200],
+    "load ns2 table":        [200, 403, 403, 403, 403, 401, 401, 401, 401, 403],
+    "create namespace":      [200, 403, 403, 403, 403, 401, 401, 401, 401, 403],
+    "list users":            [200, 403, 403, 403, 403, 403, 400, 400, 400, 400],
+    "list shares (admin)":   [200, 403, 403, 403, 403, 403, 400, 400, 400, 400],
+    "list shares":           [401, 401, 401, 401, 401, 401, 200, 401, 200, 401],
+    "query own share":       [401, 401, 401, 401, 401, 401, 200, 401, 404, 401],
+    "query other share":     [401, 401, 401, 401, 401, 401, 404, 401, 200, 401],
+}
+CELLS = [(op, row) for op in OPERATIONS for row in ROWS]
+
+
+def _body(operation: Operation) -> bytes:
+    if operation.body is not None:
+        return operation.body
+    return json.dumps({"namespace": [f"made-{uuid.uuid4().hex[:8]}"]}).encode()
+
+
+def _check_error_format(family: str, response: requests.Response) -> None:
+    """A refusal speaks its API's protocol: S3 XML, the Iceberg ErrorModel, the admin API's JSON
+    or Delta Sharing's {"errorCode", "message"}."""
+    if family in ("s3", "system"):
+        assert response.content.startswith(b"<?xml") and b"<Error>" in response.content, response.content
+    elif family == "catalog":
+        error = response.json()["error"]
+        assert error["code"] == response.status_code and error["type"] and error["message"]
+    elif family == "sharing":
+        error = response.json()
+        assert error["errorCode"] and error["message"], error
+    else:
+        assert response.json(), response.content
+
+
+def test_the_matrix_names_every_cell():
+    assert set(MATRIX) == {operation.name for operation in OPERATIONS}
+    assert all(len(row) == len(ROWS) for row in MATRIX.values())
+
+
+@pytest.mark.parametrize(("operation", "caller"), CELLS, ids=[f"{o.name}|{c}" for o, c in CELLS])
+def test_cell(server, world, operation: Operation, caller: str):
+    expected = MATRIX[operation.name][ROWS.index(caller)]
+    path = operation.path.format(ns1_file=world["ns1_file"], ns2_file=world["ns2_file"],
+                                 share=world["share"], other=world["other"])
+    response = world["callers"][caller].send(server.endpoint, operation.method, path, _body(operation))
+    assert response.status_code == expected, (operation.name, caller, response.status_code, response.content[:300])
+    if expected >= 400:
+        _check_error_format(operation.family, response)
+
+
+def test_shares_list_only_what_a_token_names(server, world):
+    """A share token sees its own share and nothing else, in the listing itself."""
+    response = world["callers"]["share-token"].send(server.endpoint, "GET", "/delta-sharing/shares")
+    assert [item["name"] for item in response.json()["items"]] == [world["share"]]
+
+
+def test_system_bucket_content_is_unchanged_by_the_matrix(server, world):
+    """The system-bucket PUTs of the matrix wrote nothing: the policy document they named does not exist."""
+    assert admin_call(server, "GET", "/policies/x")[0] == 404
