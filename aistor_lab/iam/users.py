@@ -52,6 +52,7 @@ SECRET_KEY_PATTERN = re.compile(r"[!-~]{8,128}")
 POLICY_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.@+=,-]{1,128}")
 ENABLED, DISABLED = "enabled", "disabled"
 DEFAULT_CACHE_TTL = 2.0
+_S3_ARN = "arn:aws:s3:::"
 _UPDATE_ATTEMPTS = 8
 
 
@@ -86,6 +87,7 @@ class IAM:
     def __init__(self, store: ObjectStore, root_user: str, root_password: str, *,
                  cache_ttl: float = DEFAULT_CACHE_TTL, clock: Callable[[], float] = time.monotonic):
         store.ensure_bucket(SYSTEM_BUCKET)
+        self._is_system_bucket = store.is_system_bucket
         self._root_user = root_user
         self._root_password = root_password
         self._users = DocumentStore(store, "iam/users/", ACCESS_KEY_PATTERN)
@@ -113,7 +115,10 @@ class IAM:
 
         ``context`` holds condition keys such as ``s3:prefix``; ``aws:username`` is set here.
         ``session_policy``: a temporary session's own limit (sessions.py), which must allow it too.
+        Nothing in the system bucket is ever allowed, root included: it holds the secrets.
         """
+        if resource.startswith(_S3_ARN) and self._is_system_bucket(resource[len(_S3_ARN):].partition("/")[0]):
+            return False
         if session_policy is not None and not is_allowed(
             [session_policy], action, resource, {**(context or {}), "aws:username": access_key}
         ):

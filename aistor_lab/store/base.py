@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Self
 
 from .types import (
+    SYSTEM_BUCKET,
     BucketInfo,
     ListPage,
     ObjectInfo,
@@ -78,6 +79,11 @@ class ObjectStore(ABC):
     fast_reads = False
 
     # -- buckets -------------------------------------------------------------------------
+    def is_system_bucket(self, name: str) -> bool:
+        """Whether a client-facing bucket name reaches the services' own state: the APIs refuse it
+        to every caller, whatever the policies say."""
+        return name == SYSTEM_BUCKET
+
     @abstractmethod
     def create_bucket(self, name: str) -> BucketInfo:
         """Raises BucketAlreadyOwnedByYou when it exists. Names are not validated here."""

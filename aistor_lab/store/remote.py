@@ -208,6 +208,10 @@ class RemoteS3Store(ObjectStore):
         with self._errors(missing):
             return getattr(self._client, operation)(**params)
 
+    def is_system_bucket(self, name: str) -> bool:
+        # The remote system bucket is an ordinary bucket on the cluster: hide every name reaching it.
+        return name == SYSTEM_BUCKET or self._bucket_prefix + name == self._system_bucket
+
     def _remote(self, bucket: str) -> str:
         if bucket == SYSTEM_BUCKET:
             return self._system_bucket
