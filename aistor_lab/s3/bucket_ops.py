@@ -7,7 +7,7 @@ import binascii
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from ..store import SYSTEM_BUCKET, ObjectInfo
+from ..store import ObjectInfo
 from .errors import S3Error
 from .names import check_bucket_name
 from .xmlio import XmlWriter, iso8601, parse_xml
@@ -29,7 +29,7 @@ async def list_buckets(req: S3Handler) -> None:
     xml.element("ID", owner_id(req.services)).element("DisplayName", req.services.settings.root_user)
     xml.close("Owner").open("Buckets")
     for bucket in buckets:
-        if bucket.name == SYSTEM_BUCKET:
+        if req.store.is_system_bucket(bucket.name):
             continue
         xml.open("Bucket").element("Name", bucket.name).element("CreationDate", iso8601(bucket.created))
         xml.close("Bucket")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape
-
 from ..auth.errors import AuthError
 from ..store import StoreError
+from .xmlchars import escape_lossy
 
 STATUS_BY_CODE = {
     "AccessDenied": 403,
@@ -61,6 +60,6 @@ class S3Error(Exception):
     def to_xml(self, resource: str, request_id: str) -> bytes:
         return (
             '<?xml version="1.0" encoding="UTF-8"?>\n'
-            f"<Error><Code>{self.code}</Code><Message>{escape(self.message)}</Message>"
-            f"<Resource>{escape(resource)}</Resource><RequestId>{request_id}</RequestId></Error>"
+            f"<Error><Code>{self.code}</Code><Message>{escape_lossy(self.message)}</Message>"
+            f"<Resource>{escape_lossy(resource)}</Resource><RequestId>{request_id}</RequestId></Error>"
         ).encode()

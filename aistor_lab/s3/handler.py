@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import logging
 import uuid
-from urllib.parse import parse_qsl
 
 from tornado.httputil import HTTPHeaders
 from tornado.ioloop import IOLoop
@@ -22,7 +21,7 @@ from ..store import MAX_PART_SIZE
 from . import routes
 from .checksums import BodyChecksums
 from .errors import S3Error
-from .names import split_path
+from .names import check_visible_bucket, parse_query, split_path
 from .xmlio import MAX_XML_BODY
 
 log = logging.getLogger(__name__)
@@ -76,7 +75,7 @@ class S3Handler(RequestHandler):
         self._set_common_headers()
         try:
             self.bucket, self.key = split_path(self.request.path)
-            self.query = dict(parse_qsl(self.request.query, keep_blank_values=True))
+            self.query = parse_query(self.request.query)
             self.operation = routes.resolve(
                 self.request.method, self.bucket, self.key, self.query, self.request.headers
             )
@@ -92,6 +91,8 @@ class S3Handler(RequestHandler):
             )
             # A session acts for its parent user, within its own policy (see authorize).
             self.access_key = self.session.parent if self.session else auth.access_key
+            # Decided before any authorization, so no policy (and no root) can reach it.
+            check_visible_bucket(self.store, self.bucket, creating=self.operation is routes.CREATE_BUCKET)
             if self.operation.action:
                 self.authorize(self.operation.action, self.bucket, self.key, self.list_context())
             if self.operation.body == routes.STREAM_BODY:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
-from urllib.parse import unquote
 
 from ..store import NoSuchKey, ObjectInfo
 from .checksums import HEADER_PREFIX
 from .conditions import check_read_preconditions, parse_range, write_condition
 from .errors import S3Error
-from .names import check_bucket_name, check_key
+from .names import check_bucket_name, check_key, check_visible_bucket, decode_wire
 from .xmlio import XmlWriter, child_text, http_date, iso8601, parse_xml
 
 if TYPE_CHECKING:
@@ -59,7 +58,7 @@ async def put_object(req: S3Handler) -> None:
     check_key(req.key)
     staging = req.take_staging()
     try:
-        await req.run_read(req.services.table_guard.check_write, req.bucket, req.key)
+        await req.run_read(req.services.table_guard.check_write, req.bucket, req.key, staging.size)
         checksums = req.checksums.verify(req.trailers, staging.md5_hex())
         content_type, metadata, stored = object_attributes(req.request.headers)
         info = await req.run_blocking(
@@ -167,13 +166,14 @@ def _delete_each(req: S3Handler, keys: list[str]) -> list[tuple[str, S3Error | N
 
 
 def parse_copy_source(req: S3Handler) -> tuple[str, str]:
-    source = unquote(req.request.headers["x-amz-copy-source"]).lstrip("/")
+    source = decode_wire(req.request.headers["x-amz-copy-source"], "The copy source").lstrip("/")
     source, _, version = source.partition("?versionId=")
     bucket, _, key = source.partition("/")
     if not bucket or not key:
         raise S3Error("InvalidArgument", "Copy Source must mention the source bucket and key: bucket/key.")
     if version and version != "null":
         raise S3Error("InvalidArgument", "This server keeps no object versions.")
+    check_visible_bucket(req.store, bucket)
     check_bucket_name(bucket)
     req.authorize("s3:GetObject", bucket, key)
     return bucket, key
@@ -191,7 +191,7 @@ async def copy_source_info(req: S3Handler, bucket: str, key: str) -> ObjectInfo:
 async def copy_object(req: S3Handler) -> None:
     check_key(req.key)
     src_bucket, src_key = parse_copy_source(req)
-    await copy_source_info(req, src_bucket, src_key)
+    source = await copy_source_info(req, src_bucket, src_key)
     directive = req.request.headers.get("x-amz-metadata-directive", "COPY").upper()
     if directive not in ("COPY", "REPLACE"):
         raise S3Error("InvalidArgument", "Unknown metadata directive.")
@@ -201,7 +201,7 @@ async def copy_object(req: S3Handler) -> None:
             "This copy request is illegal because it is trying to copy an object to itself without "
             "changing the object's metadata.",
         )
-    await req.run_read(req.services.table_guard.check_write, req.bucket, req.key)
+    await req.run_read(req.services.table_guard.check_write, req.bucket, req.key, source.size)
     replace = {}
     if directive == "REPLACE":
         content_type, metadata, stored = object_attributes(req.request.headers)

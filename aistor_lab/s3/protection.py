@@ -34,13 +34,20 @@ class TableGuard:
         self._warehouses[bucket] = (now, found)
         return found
 
-    def check_write(self, bucket: str, key: str) -> None:
-        """Refuse to replace an existing object under a table's location (table files are immutable)."""
+    def check_write(self, bucket: str, key: str, size: int | None = None) -> None:
+        """Refuse to replace an existing object under a table's location (table files are immutable).
+
+        ``size``: of the new content, when known. A zero-byte "directory marker" (a key ending in
+        ``/``) may be written again over an empty one: pyarrow's S3 filesystem does so after deleting
+        a directory's last file, and a marker holds nothing a table depends on.
+        """
         if not self.is_warehouse(bucket):
             return
         try:
-            self.store.get_object_info(bucket, key)
+            existing = self.store.get_object_info(bucket, key)
         except NoSuchKey:
+            return
+        if key.endswith("/") and size == 0 and existing.size == 0:
             return
         path = f"s3://{bucket}/{key}"
         for location in self.catalog.tables.table_locations(bucket):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 import xml.etree.ElementTree as ET
 from email.utils import formatdate
-from xml.sax.saxutils import escape
 
 from .errors import S3Error
+from .xmlchars import escape_text
 
 S3_NS = "http://s3.amazonaws.com/doc/2006-03-01/"
 MAX_XML_BODY = 2 * 1024 * 1024
@@ -27,6 +27,10 @@ def parse_xml(body: bytes, root_tag: str) -> ET.Element:
     if not body.strip():
         raise S3Error("MalformedXML", "The XML you provided was not well-formed or did not validate.")
     try:
+        body.decode("utf-8")  # S3 documents are UTF-8; keys in them must not be decoded lossily
+    except UnicodeDecodeError:
+        raise S3Error("InvalidArgument", "The XML you provided is not valid UTF-8.") from None
+    try:
         root = ET.fromstring(body)
     except ET.ParseError as exc:
         raise S3Error("MalformedXML", f"The XML you provided was not well-formed: {exc}") from None
@@ -43,8 +47,19 @@ def child_text(element: ET.Element, tag: str) -> str | None:
     return None if found is None else (found.text or "")
 
 
+def _text(value: str) -> str:
+    try:
+        return escape_text(value)
+    except ValueError as exc:
+        raise S3Error(
+            "InvalidArgument",
+            f"The answer would hold a character XML cannot carry ({exc}); ask with encoding-type=url.",
+        ) from None
+
+
 class XmlWriter:
-    """A small writer for response documents; values are escaped, tags are trusted."""
+    """A small writer for response documents; values are escaped, tags are trusted. A value
+    XML cannot carry makes the whole answer a clean InvalidArgument error, never a broken document."""
 
     def __init__(self, root: str):
         self._root = root
@@ -55,11 +70,11 @@ class XmlWriter:
             return self
         if isinstance(value, bool):
             value = "true" if value else "false"
-        self._parts.append(f"<{tag}>{escape(str(value))}</{tag}>")
+        self._parts.append(f"<{tag}>{_text(str(value))}</{tag}>")
         return self
 
     def text(self, value: str) -> XmlWriter:
-        self._parts.append(escape(value))
+        self._parts.append(_text(value))
         return self
 
     def open(self, tag: str) -> XmlWriter:
