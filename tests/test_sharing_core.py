@@ -18,6 +18,7 @@ from aistor_lab.sharing.shares import TableSpec
 from aistor_lab.sharing.source import FileAction
 from aistor_lab.sharing.tokens import parse_duration
 from aistor_lab.store import LocalStore
+from aistor_lab.store.locations import Scope
 
 
 def test_table_specs():
@@ -31,7 +32,8 @@ def test_table_specs():
     assert TableSpec.parse_with_schema("tpch:customer:uniform:testice:tpch:customer")[0] == "tpch"
     schema, orders = TableSpec.parse_with_schema("tpch:orders:delta:testdelta:tpch/orders")
     assert (schema, orders.name, orders.path) == ("tpch", "orders", "tpch/orders")
-    for bad in ("t:delta:b", "t:delta:Bad_Bucket:p", "t:iceberg:w:n:t", "t.x:delta:bucket:p", "t:uniform:w:a..b:t", 7):
+    for bad in ("t:delta:b", "t:delta:Bad_Bucket:p", "t:iceberg:w:n:t", "t.x:delta:bucket:p", "t:uniform:w:a..b:t", 7,
+                "t:delta:bucket:a/../b", "t:delta:bucket:./t", "t:delta:bucket:t/.."):
         with pytest.raises(InvalidParameter):
             TableSpec.parse(bad)
 
@@ -94,7 +96,7 @@ def test_predicates_that_cannot_be_judged_keep_files():
 
 def test_presigned_urls_verify_with_the_s3_verifier():
     presigner = Presigner("http://localhost:9000/delta-sharing", "minioadmin", "minioadmin", expiry_seconds=600)
-    signer = presigner.signer(now=1_700_000_000)
+    signer = presigner.signer(Scope("bucket", "dir"), now=1_700_000_000)
     url = signer.url("s3://bucket/dir/part=a b/ünï+code.parquet")
     parts = urlsplit(url)
     assert parts.netloc == "localhost:9000" and "X-Amz-Signature=" in parts.query
@@ -106,7 +108,12 @@ def test_presigned_urls_verify_with_the_s3_verifier():
     for method, now in (("HEAD", 1_700_000_100), ("GET", 1_700_000_601)):
         with pytest.raises(AuthError):
             verify_request(method, parts.path, parts.query, headers, secrets, service="s3", now=now)
-    assert urlsplit(Presigner("https://example.com:443", "a", "b").signer().url("s3://b/k")).netloc == "example.com"
+    assert urlsplit(Presigner("https://example.com:443", "a", "b").signer(Scope("b", "t")).url("s3://b/t/k")
+                    ).netloc == "example.com"
+    # The signer holds the server's own credentials: it signs nothing outside the table's scope.
+    for outside in ("s3://bucket/dir2/x", "s3://other/dir/x", "s3://bucket/dir/../x", "s3://bucket/dir/", "/dir/x"):
+        with pytest.raises(UnsupportedOperation, match="outside its location"):
+            signer.url(outside)
 
 
 def test_page_tokens_and_capabilities():

@@ -7,8 +7,9 @@ the file set is keyed by (path, deletion vector), as the protocol's reconciliati
 
 Commit timestamps are the commit files' modification times, made strictly increasing as Delta
 does (a commit never looks older than its parent). Paths become absolute ``s3://bucket/key`` (keys
-percent-decoded); files outside the table's directory are refused, as the reference server refuses
-absolute paths, so a crafted log cannot hand out objects of other buckets.
+percent-decoded); a path outside the table's directory (absolute, or relative with ``..``), in a
+file action, a deletion vector or a checkpoint sidecar, fails the query (source.inside), so a
+crafted log can neither hand out nor make the server read objects of other tables or buckets.
 
 Log files never change once written (writers create them with If-None-Match), so parsed commits,
 checkpoints and snapshots are cached in memory, keyed by the object's ETag as well in case a table
@@ -33,9 +34,10 @@ import pyarrow.parquet as pq
 
 from ..store.base import ObjectStore
 from ..store.errors import NoSuchBucket, NoSuchKey
+from ..store.locations import OutsideScope, Scope, table_scope
 from ..store.types import ObjectInfo
 from .errors import InternalError, InvalidParameter, NotFound, UnsupportedOperation
-from .source import FileAction, TableSource, TableVersion, VersionChanges
+from .source import FileAction, TableSource, TableVersion, VersionChanges, inside
 
 _COMMIT = re.compile(r"(\d{20})\.json")
 _CLASSIC = re.compile(r"(\d{20})\.checkpoint\.parquet")
@@ -82,6 +84,10 @@ class DeltaLogSource(TableSource):
         self._store = store
         self._bucket = bucket
         self._root = path.strip("/")
+        try:
+            self._scope = table_scope(store, f"s3://{bucket}/{self._root}")
+        except OutsideScope as exc:
+            raise UnsupportedOperation(f"this Delta table cannot be shared: {exc}") from None
         self._log_prefix = f"{self._root}/_delta_log/"
         self._lock = threading.Lock()
         self._commits: OrderedDict[tuple[str, str], Commit] = OrderedDict()
@@ -90,6 +96,10 @@ class DeltaLogSource(TableSource):
     @property
     def location(self) -> str:
         return f"s3://{self._bucket}/{self._root}"
+
+    @property
+    def scope(self) -> Scope:
+        return self._scope
 
     # -- TableSource -------------------------------------------------------------------------
     def latest_version(self) -> int:
@@ -261,9 +271,8 @@ class DeltaLogSource(TableSource):
             actions += _json_lines(data) if info.key.endswith(".json") else _parquet_actions(data)
         sidecars = [a["sidecar"] for a in actions if a.get("sidecar")]
         for sidecar in sidecars:
-            path = sidecar["path"]
-            key = self._own_key(path) if "://" in path else f"{self._log_prefix}_sidecars/{unquote(path)}"
-            actions += _parquet_actions(self._read(key))
+            location = self._absolute(sidecar.get("path"), f"{self._log_prefix}_sidecars")
+            actions += _parquet_actions(self._read(location.removeprefix(f"s3://{self._bucket}/")))
         return self._parse_actions(actions)
 
     def _read(self, key: str) -> bytes:
@@ -291,7 +300,7 @@ class DeltaLogSource(TableSource):
             stats = json.dumps(action["stats_parsed"], default=_json_value, separators=(",", ":"))
         return FileAction(
             kind=kind,
-            path=self._absolute(action["path"]),
+            path=self._absolute(action.get("path")),
             size=int(action.get("size") or 0),
             partition_values=_as_dict(action.get("partitionValues")),
             stats=stats,
@@ -302,19 +311,16 @@ class DeltaLogSource(TableSource):
                    for name in _EXTRA_FIELDS if action.get(name) is not None},
         )
 
-    def _absolute(self, path: str) -> str:
-        if "://" in path:
-            return f"s3://{self._bucket}/{self._own_key(path)}"
-        return f"s3://{self._bucket}/{self._root}/{unquote(path)}"
-
-    def _own_key(self, uri: str) -> str:
-        """The key of an absolute URI, which must lie inside this table's directory."""
-        scheme, _, rest = uri.partition("://")
-        bucket, _, key = unquote(rest).partition("/")
-        if scheme not in ("s3", "s3a", "s3n") or bucket != self._bucket or not key.startswith(self._root + "/"):
-            raise UnsupportedOperation(f"the table {self.location} refers to a file outside its directory; "
-                                       "such tables cannot be shared")
-        return key
+    def _absolute(self, path: object, folder: str | None = None) -> str:
+        """``s3://bucket/key`` of a path of the log (a URI: absolute, or relative to ``folder``, by
+        default the table's root), which must lie inside the table's directory."""
+        if not isinstance(path, str) or not path:
+            raise InternalError(f"the Delta log of {self.location} has a file action without a path")
+        if "://" not in path:
+            if path.startswith("/"):  # absolute but without a scheme: not a file of this table
+                return inside(self._scope, path)
+            path = f"s3://{self._bucket}/{folder or self._root}/{path}"
+        return inside(self._scope, unquote(path))
 
     def _deletion_vector(self, dv: dict | None) -> dict | None:
         """The descriptor with an on-disk vector made absolute (storageType ``p``, s3:// path)."""
@@ -325,10 +331,11 @@ class DeltaLogSource(TableSource):
         if storage == "u":
             encoded = dv["pathOrInlineDv"]
             prefix, file_id = encoded[:-20], _z85_uuid(encoded[-20:])
-            folder = f"{self._root}/{prefix}" if prefix else self._root
-            dv.update(storageType="p", pathOrInlineDv=f"s3://{self._bucket}/{folder}/deletion_vector_{file_id}.bin")
+            folder = f"{self._root}/{prefix}" if prefix else self._root  # the prefix is not URI-encoded
+            location = inside(self._scope, f"s3://{self._bucket}/{folder}/deletion_vector_{file_id}.bin")
+            dv.update(storageType="p", pathOrInlineDv=location)
         elif storage == "p":
-            dv["pathOrInlineDv"] = f"s3://{self._bucket}/{self._own_key(dv['pathOrInlineDv'])}"
+            dv["pathOrInlineDv"] = self._absolute(dv.get("pathOrInlineDv"))
         return dv
 
 

@@ -17,7 +17,7 @@ from pyroaring import BitMap64
 
 from . import iceberg_dv
 from .errors import InternalError, UnsupportedOperation
-from .iceberg_files import EQUALITY_DELETES, ManifestRow, TableFiles
+from .iceberg_files import EQUALITY_DELETES, ManifestRow, ScopedFiles
 
 DV_FOLDER = "delta-sharing-dv"
 
@@ -25,7 +25,7 @@ DV_FOLDER = "delta-sharing-dv"
 class DeleteIndex:
     """A snapshot's live delete files, by the data file they apply to."""
 
-    def __init__(self, rows: Iterable[ManifestRow], files: TableFiles):
+    def __init__(self, rows: Iterable[ManifestRow], files: ScopedFiles):
         self._by_data_file: dict[str, list[ManifestRow]] = {}
         for row in rows:
             if row.content == EQUALITY_DELETES:
@@ -75,7 +75,7 @@ def same_deletes(a: tuple[ManifestRow, ...], b: tuple[ManifestRow, ...]) -> bool
 class DeletionVectors:
     """Makes the Delta deletion vector descriptors of one table's data files."""
 
-    def __init__(self, files: TableFiles, table_location: str):
+    def __init__(self, files: ScopedFiles, table_location: str):
         self._files = files
         self._folder = f"{table_location.rstrip('/')}/{DV_FOLDER}"
 

@@ -4,7 +4,9 @@ delete files; and the one kind of file it writes, derived files next to a table 
 vectors), each written once under a name that its content determines.
 
 Iceberg writes every manifest, manifest list and delete file once under a fresh name, so what is
-parsed is cached by location for the life of the process (one cache per store).
+parsed is cached by location for the life of the process (one cache per store). A shared table
+reaches them only through ``ScopedFiles``, which refuses (before any cache or read) every location
+outside the table's own, as written metadata may name any file of the store.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from pyiceberg.manifest import MANIFEST_ENTRY_SCHEMAS, ManifestFile, read_manife
 from pyiceberg.typedef import Record
 
 from ..store import NoSuchBucket, NoSuchKey, ObjectStore, PreconditionFailed, WriteCondition
+from ..store.locations import Scope
 from ..tables.bytes_input import BytesInputFile
 from ..tables.cache import LruCache
 from ..tables.documents import split_location
 from .errors import InternalError
+from .source import inside
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -169,6 +173,30 @@ class TableFiles:
             return description
 
         return self._derived.get_or_load(location, write)
+
+
+class ScopedFiles:
+    """The files of one table: TableFiles' reads and writes, for locations inside ``scope`` only."""
+
+    def __init__(self, files: TableFiles, scope: Scope):
+        self._files = files
+        self.scope = scope
+
+    def read(self, location: str, start: int = 0, end: int | None = None) -> bytes:
+        return self._files.read(inside(self.scope, location), start, end)
+
+    def manifest_list(self, location: str) -> tuple[ManifestFile, ...]:
+        return self._files.manifest_list(inside(self.scope, location))
+
+    def manifest(self, manifest: ManifestFile) -> tuple[ManifestRow, ...]:
+        inside(self.scope, manifest.manifest_path)
+        return self._files.manifest(manifest)
+
+    def position_deletes(self, location: str) -> dict[str, list[int]]:
+        return self._files.position_deletes(inside(self.scope, location))
+
+    def derived(self, location: str, make: Callable[[], tuple[bytes, T]]) -> T:
+        return self._files.derived(inside(self.scope, location), make)
 
 
 _BY_STORE: weakref.WeakKeyDictionary[ObjectStore, TableFiles] = weakref.WeakKeyDictionary()

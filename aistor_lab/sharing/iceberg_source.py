@@ -12,6 +12,10 @@ snapshot of operation ``replace`` (compaction) changes no data: its actions have
 
 The catalog's metadata is loaded once per source: the service makes one source per request, so every
 answer of a request describes the same metadata.
+
+Every file the source reads (manifest lists, manifests, delete files) or serves (data files) must lie
+inside the table's location, itself inside its warehouse: metadata naming another table's files, or
+another bucket's, fails the query (source.inside) rather than leaking or silently dropping them.
 """
 
 from __future__ import annotations
@@ -24,26 +28,19 @@ from functools import cached_property
 from pyiceberg.schema import Schema
 
 from ..store import ObjectStore
+from ..store.locations import OutsideScope, Scope, table_scope
 from ..tables import Catalog, IcebergError
 from ..tables.table_metadata import normalize
 from .errors import InternalError, NotFound, UnsupportedOperation
 from .iceberg_deletes import DeleteIndex, DeletionVectors, same_deletes
-from .iceberg_files import ADDED, DATA, DELETED, ManifestRow, table_files
+from .iceberg_files import ADDED, DATA, DELETED, ManifestRow, ScopedFiles, table_files
 from .iceberg_history import History, Version
 from .iceberg_partitions import DeltaPartitioning
 from .iceberg_schema import delta_schema, parse_schema, uses_timestamp_ntz
 from .iceberg_stats import DeltaStats
-from .source import FileAction, TableSource, TableVersion, VersionChanges
+from .source import FileAction, TableSource, TableVersion, VersionChanges, inside
 
-_S3_SCHEMES = ("s3a://", "s3n://")
 _DATA_CHANGE_FREE_OPERATIONS = ("replace",)  # Iceberg's compaction / rewrite operation
-
-
-def _s3_path(location: str) -> str:
-    for scheme in _S3_SCHEMES:
-        if location.startswith(scheme):
-            return "s3://" + location[len(scheme) :]
-    return location
 
 
 @dataclass(frozen=True)
@@ -62,7 +59,7 @@ class _Snapshot:
 class IcebergSource(TableSource):
     def __init__(self, catalog: Catalog, store: ObjectStore, warehouse: str, namespace: list[str], table: str):
         self._catalog = catalog
-        self._files = table_files(store)
+        self._store = store
         self._warehouse = warehouse
         self._namespace = list(namespace)
         self._table = table
@@ -79,6 +76,22 @@ class IcebergSource(TableSource):
             raise InternalError(f"The Iceberg table {self._name} cannot be loaded") from exc
         return normalize(result.body["metadata"])  # type: ignore[index]
 
+    @cached_property
+    def scope(self) -> Scope:
+        location = self._metadata["location"]
+        try:
+            scope = table_scope(self._store, location)
+        except OutsideScope as exc:
+            raise UnsupportedOperation(f"The Iceberg table {self._name} cannot be shared: {exc}") from None
+        if scope.bucket != self._warehouse:
+            raise UnsupportedOperation(f"The Iceberg table {self._name} cannot be shared: its location {location} "
+                                       f"is outside its warehouse")
+        return scope
+
+    @cached_property
+    def _files(self) -> ScopedFiles:
+        return ScopedFiles(table_files(self._store), self.scope)
+
     @property
     def _name(self) -> str:
         return ".".join([self._warehouse, *self._namespace, self._table])
@@ -89,7 +102,7 @@ class IcebergSource(TableSource):
 
     @cached_property
     def _deletion_vectors(self) -> DeletionVectors:
-        return DeletionVectors(self._files, self._metadata["location"])
+        return DeletionVectors(self._files, self.scope.root)
 
     @cached_property
     def _commit_times(self) -> dict[int, int]:
@@ -212,7 +225,7 @@ class IcebergSource(TableSource):
             when = self._commit_times.get(row.snapshot_id, state.version.timestamp)  # type: ignore[arg-type]
         return FileAction(
             kind=kind,
-            path=_s3_path(row.path),
+            path=inside(self.scope, row.path),
             size=row.size,
             partition_values=state.partitioning.values(row),
             stats=state.stats(row, tight=dv is None),

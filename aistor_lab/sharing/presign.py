@@ -4,7 +4,9 @@ SigV4 query authentication (``X-Amz-Signature`` in the query, host the only sign
 ``UNSIGNED-PAYLOAD``), path-style ``/bucket/key`` on the public endpoint. Readers such as
 delta-kernel-rs only treat a URL as presigned when it carries ``X-Amz-Signature``, so SigV2 would
 not do. One ``UrlSigner`` signs a whole answer at one instant: every URL then shares the derived
-key and the expiration time, which the answer reports as ``expirationTimestamp``.
+key and the expiration time, which the answer reports as ``expirationTimestamp``. It signs only
+inside the shared table's scope: the sources check every path already, and the signer, which holds
+the server's own credentials, checks again whatever reaches it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from urllib.parse import urlsplit
 
 from ..auth.canonical import aws_encode
 from ..auth.signing import ALGORITHM, UNSIGNED_PAYLOAD, signing_key
+from ..store.locations import Scope
+from .source import inside
 
 MAX_EXPIRY_SECONDS = 7 * 24 * 3600  # what SigV4 allows
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
@@ -42,13 +46,15 @@ class Presigner:
         self.region = region
         self.expiry_seconds = max(1, min(int(expiry_seconds), MAX_EXPIRY_SECONDS))
 
-    def signer(self, now: float | None = None) -> UrlSigner:
-        return UrlSigner(self, time.time() if now is None else now)
+    def signer(self, scope: Scope, now: float | None = None) -> UrlSigner:
+        """A signer for one answer about the table at ``scope``."""
+        return UrlSigner(self, scope, time.time() if now is None else now)
 
 
 class UrlSigner:
-    def __init__(self, presigner: Presigner, now: float):
+    def __init__(self, presigner: Presigner, scope: Scope, now: float):
         self._presigner = presigner
+        self._table = scope
         self._amz_date = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
         date = self._amz_date[:8]
         self._scope = f"{date}/{presigner.region}/s3/aws4_request"
@@ -66,10 +72,8 @@ class UrlSigner:
         self.expiration_ms = (int(now) + presigner.expiry_seconds) * 1000
 
     def url(self, location: str) -> str:
-        """The presigned URL of ``s3://bucket/key`` (the key as stored, not encoded)."""
-        if not location.startswith("s3://"):
-            raise ValueError(f"not an s3:// location: {location!r}")
-        path = _encode_path(location[4:])  # "/bucket/key", AWS-encoded
+        """The presigned URL of ``s3://bucket/key`` (the key as stored, not encoded) inside the scope."""
+        path = _encode_path(inside(self._table, location)[4:])  # "/bucket/key", AWS-encoded
         canonical = f"GET\n{path}\n{self._query}{self._tail}"
         digest = hashlib.sha256(canonical.encode()).hexdigest()
         # hmac.digest: the one-shot C HMAC, several times cheaper than hmac.new for thousands of URLs.

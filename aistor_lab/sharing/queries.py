@@ -16,6 +16,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..store.locations import Scope
 from . import predicates
 from .errors import InvalidParameter, MalformedRequest, UnsupportedOperation
 from .presign import Presigner
@@ -72,7 +73,7 @@ class TableQueries:
         resolved = _snapshot_version(source, version, timestamp)
         table = source.table_version(resolved)
         response_format, plain = choose_format(caps, table.protocol, needed_features(table.metadata, []))
-        lines = ResponseLines(response_format, self._presigner.signer())
+        lines = ResponseLines(response_format, self._presigner.signer(source.scope))
         explicit = resolved if version is not None or timestamp is not None else None
         body = [lines.protocol(table.protocol, plain=plain),
                 lines.metadata(table.metadata, version=explicit, size=sum(f.size for f in table.files),
@@ -119,7 +120,7 @@ class TableQueries:
                                      size=sum(f.size for f in table.files), num_files=len(table.files))]
         items = [_snapshot_item(f, stamp) for f in files]
         return self._answer(resolved, response_format, file_id_hash, caps, head, items, max_files, query_id,
-                            offset, audit={"version": resolved})
+                            offset, scope=source.scope, audit={"version": resolved})
 
     def _stream(self, source: TableSource, starting: int, ending: int | None, caps: Capabilities,
                 file_id_hash: str | None, max_files: int | None, query_id: str, pinned: int | None,
@@ -140,7 +141,8 @@ class TableQueries:
                 items.append(_metadata_item(commit.metadata, commit.version))
             items += [_change_item(a, commit) for a in commit.actions if a.kind != "cdc" and a.data_change]
         return self._answer(start, response_format, file_id_hash, caps, head, items, max_files, query_id,
-                            offset, pin=end, audit={"startingVersion": start, "endingVersion": end})
+                            offset, pin=end, scope=source.scope,
+                            audit={"startingVersion": start, "endingVersion": end})
 
     # -- change data feed ---------------------------------------------------------------------
     def changes(self, source: TableSource, table_id: str, params: dict[str, str], caps: Capabilities,
@@ -186,7 +188,8 @@ class TableQueries:
                 items.append(_metadata_item(commit.metadata, commit.version))
             items += [_change_item(a, commit) for a in served[commit.version]]
         return self._answer(start, response_format, file_id_hash, caps, head, items, max_files, query_id,
-                            offset, pin=end, kind="changes", audit={"startingVersion": start, "endingVersion": end})
+                            offset, pin=end, kind="changes", scope=source.scope,
+                            audit={"startingVersion": start, "endingVersion": end})
 
     # -- paging and rendering ------------------------------------------------------------------
     def _page(self, token: object, kind: str, query_id: str) -> tuple[int | None, int]:
@@ -199,11 +202,11 @@ class TableQueries:
 
     def _answer(self, version: int, response_format: str, file_id_hash: str | None, caps: Capabilities,
                 head: list[_Item], items: list[_Item], max_files: int | None, query_id: str, offset: int, *,
-                pin: int | None = None, kind: str = "query", audit: dict) -> Answer:
+                pin: int | None = None, kind: str = "query", scope: Scope, audit: dict) -> Answer:
         if offset > len(items):
             raise InvalidParameter("the page token is past the end of the answer")
         end = len(items) if max_files is None else min(len(items), offset + max_files)
-        lines = ResponseLines(response_format, self._presigner.signer(), file_id_hash)
+        lines = ResponseLines(response_format, self._presigner.signer(scope), file_id_hash)
         body = [render(lines) for render in head] + [render(lines) for render in items[offset:end]]
         if max_files is not None or caps.include_end_stream:
             next_token = None

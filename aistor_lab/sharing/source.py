@@ -12,6 +12,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ..store.locations import OutsideScope, Scope
+from .errors import UnsupportedOperation
+
 
 @dataclass(frozen=True)
 class FileAction:
@@ -52,8 +55,27 @@ class VersionChanges:
     protocol: dict | None = None
 
 
+def inside(scope: Scope, location: str) -> str:
+    """``location`` as ``s3://bucket/key`` if it lies inside the shared table's scope. A table naming a
+    file elsewhere (another table, bucket or warehouse) cannot be served: skipping the file would
+    answer wrong data, and serving it would hand out what the share does not cover. The reference
+    server refuses absolute paths with a server error; this is a client error instead, because the
+    released clients retry server errors for minutes and this one is permanent."""
+    try:
+        return scope.check(location)
+    except OutsideScope as exc:
+        raise UnsupportedOperation(f"the table refers to a file outside its location, so it cannot be shared: "
+                                   f"{exc}") from None
+
+
 class TableSource(ABC):
-    """One shared table. Methods raise sharing errors (errors.py) for versions out of range."""
+    """One shared table. Methods raise sharing errors (errors.py) for versions out of range, and for
+    files outside ``scope`` (see ``inside``)."""
+
+    @property
+    @abstractmethod
+    def scope(self) -> Scope:
+        """The table's own location: every file it serves or the server reads for it lies inside."""
 
     @abstractmethod
     def latest_version(self) -> int: ...

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 
 from ..store import ObjectStore
+from ..store.locations import OutsideScope, Scope
 from . import layout
 from .containers import Containers
 from .documents import Doc, Documents, MetadataFiles, split_location
@@ -71,17 +72,22 @@ class CatalogContext:
         new_uuid = str(uuidlib.uuid4())
         return new_uuid, f"s3://{warehouse}/{new_uuid}"
 
-    @staticmethod
-    def location_checker(warehouse: str) -> Callable[[str], str]:
-        """A function that accepts a location only inside the warehouse bucket (and never its root,
-        which a purge would empty); it returns the location without a trailing slash."""
+    def location_checker(self, warehouse: str) -> Callable[[str], str]:
+        """A function that accepts a location only inside the warehouse bucket (never its root, which
+        a purge would empty, nor the system bucket, nor a key with ``.`` or ``..`` segments, which
+        readers resolve differently: store.locations); it returns the location without a trailing slash."""
+        scope = Scope(warehouse, "")
 
         def check(location: str) -> str:
             bucket, key = split_location(location)
-            if bucket != warehouse:
+            if bucket != warehouse or self.store.is_system_bucket(bucket):
                 raise BadRequestException(f"Location {location} is outside warehouse {warehouse}")
             if not key.strip("/"):
                 raise BadRequestException(f"Location {location} must be a folder inside the warehouse")
+            try:
+                scope.check_key(key)
+            except OutsideScope as exc:
+                raise BadRequestException(f"Invalid location: {exc}") from None
             return location.rstrip("/")
 
         return check

@@ -77,6 +77,8 @@ class Tables:
         etag = table_etag(pointer.metadata_location, snapshots)
         if etag_matches(if_none_match, etag):
             return TableResult(None, etag)
+        # Pointers older than today's location rules are held to them too before the service reads.
+        self.ctx.location_checker(warehouse)(pointer.metadata_location)
         metadata = normalize(self.ctx.files.read_json_or_fail(pointer.metadata_location))
         shown = metadata["snapshots"] if snapshots == "all" else referenced_snapshots(metadata)
         return _result(pointer.metadata_location, serialize(metadata, snapshots=shown), snapshots)
@@ -242,15 +244,17 @@ class Tables:
             base_location,
             now_ms=self.ctx.now_ms,
             check_location=self.ctx.location_checker(warehouse),
-            added_rows_for=self._added_rows_for,
+            added_rows_for=lambda snapshot: self._added_rows_for(warehouse, snapshot),
             **kwargs,
         )
 
-    def _added_rows_for(self, snapshot: dict) -> int:
-        """A v3 snapshot sent without ``added-rows``: count the row ids its manifest list assigned."""
+    def _added_rows_for(self, warehouse: str, snapshot: dict) -> int:
+        """A v3 snapshot sent without ``added-rows``: count the row ids its manifest list assigned (read
+        by the service, so only inside the warehouse)."""
         location = snapshot.get("manifest-list")
         if not isinstance(location, str):
             raise BadRequestException("A v3 snapshot needs added-rows or a manifest-list")
+        location = self.ctx.location_checker(warehouse)(location)
         try:
             manifests = read_manifest_list(location, self.ctx.files.read_bytes(location))
         except (StoreError, OSError, ValueError) as exc:
