@@ -17,11 +17,13 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..iam.documents import DocumentStore
 from ..store.base import ObjectStore
 from ..store.errors import PreconditionFailed
+from ..store.locations import has_dot_segments
 from .errors import AlreadyExists, InvalidParameter, NotFound
 
 DELTA, UNIFORM = "delta", "uniform"
@@ -30,6 +32,10 @@ SHARE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,254}")
 OBJECT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,254}")
 _BUCKET_NAME = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 _UPDATE_ATTEMPTS = 8
+
+
+def _accept(spec: TableSpec) -> None:
+    """The default vetting of a table put in a share: none."""
 
 
 def check_name(kind: str, name: object, pattern: re.Pattern[str] = OBJECT_NAME) -> str:
@@ -61,7 +67,7 @@ class TableSpec:
         if len(parts) == 4 and parts[1] == DELTA:
             name, _, bucket, path = parts
             path = path.strip("/")
-            if not _BUCKET_NAME.fullmatch(bucket) or not path:
+            if not _BUCKET_NAME.fullmatch(bucket) or not path or has_dot_segments(path):
                 raise InvalidParameter(f"bad Delta table spec {text!r}: expected NAME:delta:BUCKET:PATH/TO/TABLE")
             return cls(check_name("table", name), DELTA, bucket=bucket, path=path)
         if len(parts) == 5 and parts[1] == UNIFORM:
@@ -176,6 +182,9 @@ def _iso(epoch: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
 
 
+Vet = Callable[[TableSpec], None]
+
+
 class ShareRegistry:
     """Create, read, change and delete shares. Thread-safe; processes sharing a store agree."""
 
@@ -197,7 +206,9 @@ class ShareRegistry:
                 shares.append(Share.from_document(found[0]))
         return shares
 
-    def create(self, name: str, schema: str, specs: list[str], description: str = "") -> Share:
+    def create(self, name: str, schema: str, specs: list[str], description: str = "",
+               vet: Vet = _accept) -> Share:
+        """A new share of ``specs``; ``vet`` may refuse a table (by raising) before anything is written."""
         check_name("share", name, SHARE_NAME)
         check_name("schema", schema)
         if not isinstance(description, str):
@@ -207,6 +218,8 @@ class ShareRegistry:
         tables: dict[str, TableSpec] = {}
         for spec in map(TableSpec.parse, specs):
             _add_table(tables, schema, spec)
+        for spec in tables.values():
+            vet(spec)
         now = self._clock()
         share = Share(str(uuid.uuid4()), name, description, now, now, {schema: tables} if tables else {})
         if not self._documents.create(name.lower(), share.document()):
@@ -214,14 +227,19 @@ class ShareRegistry:
         return share
 
     def update(self, name: str, add: list[str] = (), remove: list[str] = (),
-               description: str | None = None) -> Share:
-        """Add ``SCHEMA:NAME:kind:...`` tables and remove ``SCHEMA/TABLE`` ones, all or nothing."""
+               description: str | None = None, vet: Vet = _accept) -> Share:
+        """Add ``SCHEMA:NAME:kind:...`` tables and remove ``SCHEMA/TABLE`` ones, all or nothing; ``vet``
+        may refuse an added table (by raising) before anything is written."""
         if not isinstance(add, list | tuple) or not isinstance(remove, list | tuple):
             raise InvalidParameter("add and remove must be lists")
         if description is not None and not isinstance(description, str):
             raise InvalidParameter("the description must be a string")
         additions = [TableSpec.parse_with_schema(text) for text in add]
         removals = [_parse_removal(text) for text in remove]
+        if additions:
+            self.get(name)  # an unknown share is reported as such, before the tables are vetted
+        for _, spec in additions:
+            vet(spec)
         for _ in range(_UPDATE_ATTEMPTS):
             found = self._documents.read(name.lower()) if isinstance(name, str) else None
             if found is None:
