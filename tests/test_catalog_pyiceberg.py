@@ -24,6 +24,8 @@ from pyiceberg.transforms import DayTransform, IdentityTransform
 from pyiceberg.types import IntegerType, LongType, NestedField, StringType, TimestampType
 
 from .conftest import (
+    ROOT_PASSWORD,
+    ROOT_USER,
     catalog_call,
     documented_read_only_user,
     make_s3_client,
@@ -326,3 +328,32 @@ def test_table_files_are_protected_in_the_s3_api(server, catalog, namespace):
     # once expired from the metadata, an old metadata file may be removed
     old_metadata = catalog.load_table(f"{namespace}.protected").metadata.metadata_log[0].metadata_file
     s3.delete_object(Bucket=WAREHOUSE, Key=old_metadata.removeprefix(f"s3://{WAREHOUSE}/"))
+
+
+def test_directory_markers_may_be_written_again_under_a_table(server, catalog, namespace):
+    """pyarrow's S3 filesystem writes a zero-byte ``dir/`` marker back each time it deletes a directory's
+    last file (as PyIceberg does when it cleans up); under a table location that is not an overwrite to refuse."""
+    from pyarrow.fs import S3FileSystem
+
+    table = catalog.create_table(f"{namespace}.markers", schema=SCHEMA)
+    table.append(rows([1]))
+    arrow_fs = S3FileSystem(access_key=ROOT_USER, secret_key=ROOT_PASSWORD, region="us-east-1", scheme="http",
+                            endpoint_override=server.endpoint.removeprefix("http://"))
+    scratch = table.location().removeprefix("s3://") + "/data/scratch"
+    for _ in range(2):
+        for name in ("a", "b"):
+            with arrow_fs.open_output_stream(f"{scratch}/{name}") as out:
+                out.write(b"x")
+        arrow_fs.delete_file(f"{scratch}/a")
+        arrow_fs.delete_file(f"{scratch}/b")  # writes the marker again: it exists from the first round
+    s3 = make_s3_client(server.endpoint)
+    marker = scratch.removeprefix(f"{WAREHOUSE}/") + "/"
+    assert s3.head_object(Bucket=WAREHOUSE, Key=marker)["ContentLength"] == 0
+    # anything but an empty marker over an empty marker is still an overwrite
+    with pytest.raises(Exception, match="AccessDenied"):
+        s3.put_object(Bucket=WAREHOUSE, Key=marker, Body=b"not a marker")
+    data_key = next(o["Key"] for o in s3.list_objects_v2(Bucket=WAREHOUSE, Prefix=marker.split("/")[0])["Contents"]
+                    if o["Key"].endswith(".parquet"))
+    with pytest.raises(Exception, match="AccessDenied"):
+        s3.put_object(Bucket=WAREHOUSE, Key=data_key, Body=b"")
+    assert table.scan().to_arrow().column("id").to_pylist() == [1]
