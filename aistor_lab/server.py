@@ -76,7 +76,7 @@ def open_services(settings: Settings) -> Services:
     return Services(
         settings=settings,
         store=store,
-        iam=IAM(store, settings.root_user, settings.root_password),
+        iam=IAM(store, settings.root_user, settings.root_password, kms_key=settings.kms_key),
         catalog=catalog,
         table_guard=TableGuard(catalog, store),
         executor=ThreadPoolExecutor(max_workers=16, thread_name_prefix="store"),

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_ADDRESS = "127.0.0.1:9000"
 DEFAULT_ROOT_USER = "minioadmin"
 DEFAULT_ROOT_PASSWORD = "minioadmin"
+_KMS_KEY_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 def parse_address(address: str) -> tuple[str, int]:
@@ -19,13 +23,30 @@ def parse_address(address: str) -> tuple[str, int]:
     return (host.strip("[]") or "0.0.0.0"), int(port)
 
 
+def parse_kms_secret_key(text: str) -> tuple[str, bytes]:
+    """MinIO's single-key KMS format, ``KEY-NAME:BASE64`` of 32 bytes -> (name, key); ValueError
+    (which does not repeat the key) otherwise."""
+    name, sep, encoded = text.strip().partition(":")
+    try:
+        key = base64.b64decode(encoded, validate=True)
+    except binascii.Error:
+        key = b""
+    if not sep or not _KMS_KEY_NAME.fullmatch(name) or len(key) != 32:
+        raise ValueError("AISTOR_KMS_SECRET_KEY must be KEY-NAME:BASE64 of 32 random bytes, "
+                         "e.g. my-key:$(head -c 32 /dev/urandom | base64)")
+    return name, key
+
+
 @dataclass
 class Settings:
     data_dir: Path = field(default_factory=lambda: Path(".data"))
     host: str = "127.0.0.1"
     port: int = 9000
     root_user: str = DEFAULT_ROOT_USER
-    root_password: str = DEFAULT_ROOT_PASSWORD
+    root_password: str = field(default=DEFAULT_ROOT_PASSWORD, repr=False)
+    # Seals the secrets kept in the store (MinIO's MINIO_KMS_SECRET_KEY): (name, 32 bytes). None: a
+    # key derived from the root credentials, which then cannot change without losing those secrets.
+    kms_key: tuple[str, bytes] | None = field(default=None, repr=False)
     region: str = "us-east-1"
     # Serve HTTPS with public.crt and private.key of this directory (aistor_lab.tls); None = plain HTTP.
     certs_dir: Path | None = None
@@ -36,7 +57,7 @@ class Settings:
     # An existing S3-compatible endpoint to keep everything in instead of the local disk.
     store_endpoint: str | None = None
     store_access_key: str | None = None
-    store_secret_key: str | None = None
+    store_secret_key: str | None = field(default=None, repr=False)
     store_region: str = "us-east-1"
     store_system_bucket: str = "aistor-system"
     # The Delta Sharing endpoint recipients use (profiles and presigned data URLs); None = our own.
@@ -65,6 +86,7 @@ class Settings:
             port=port,
             root_user=os.environ.get("AISTOR_ROOT_USER", DEFAULT_ROOT_USER),
             root_password=os.environ.get("AISTOR_ROOT_PASSWORD", DEFAULT_ROOT_PASSWORD),
+            kms_key=parse_kms_secret_key(kms) if (kms := os.environ.get("AISTOR_KMS_SECRET_KEY")) else None,
             region=os.environ.get("AISTOR_REGION", "us-east-1"),
             certs_dir=Path(os.environ["AISTOR_CERTS_DIR"]) if os.environ.get("AISTOR_CERTS_DIR") else None,
             public_endpoint=os.environ.get("AISTOR_PUBLIC_ENDPOINT") or None,

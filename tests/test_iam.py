@@ -335,9 +335,9 @@ def test_user_lifecycle(iam, store):
     assert [u["accessKey"] for u in listed] == ["alice", "bob"]
     assert "secret" not in json.dumps(listed)  # no secret, under any name, in listings
 
-    # The state is a JSON document in the system bucket, which a fresh instance reads.
+    # The state is a JSON document in the system bucket (the secret sealed), which a fresh instance reads.
     _, raw = store.get_bytes(SYSTEM_BUCKET, "iam/users/alice.json")
-    assert json.loads(raw)["secretKey"] == "alice-secret"
+    assert json.loads(raw)["accessKey"] == "alice" and b"alice-secret" not in raw
     assert IAM(store, ROOT, ROOT_SECRET).secret_for("bob") == "bob-secret-1"
 
     iam.delete_user("alice")

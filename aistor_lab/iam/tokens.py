@@ -1,9 +1,10 @@
 """Sealed tokens: small JSON claims encrypted and authenticated with AES-GCM under one server key.
 
-The key is made once and kept in the object store's system bucket (``iam/keys/tokens.json``), so
-every server process sharing the store opens what any of them sealed, and nothing is stored per
-token. Each kind of token seals with its own ``purpose`` as associated data: a token of one kind
-never opens as another (a session token is no bearer token).
+The key is made once and kept in the object store's system bucket (``iam/keys/tokens.json``),
+itself sealed under the master key (keyring.py), so every server process sharing the store opens
+what any of them sealed, nothing is stored per token, and a copy of the store alone opens nothing.
+Each kind of token seals with its own ``purpose`` as associated data: a token of one kind never
+opens as another (a session token is no bearer token).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import logging
 import os
 import re
 import threading
@@ -19,16 +21,23 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from ..store.base import ObjectStore
-from .documents import DocumentStore
+from ..store.errors import NoSuchKey, PreconditionFailed
+from .documents import DocumentStore, SealedDocumentError
+from .keyring import Keyring
+
+log = logging.getLogger(__name__)
 
 KEY_DOCUMENT = "tokens"
+KEY_FIELD = "aes256gcm"
+_LOAD_ATTEMPTS = 4
 _NONCE_BYTES = 12
 _PURPOSE_PREFIX = b"aistor-lab/"
 
 
 class TokenSealer:
-    def __init__(self, store: ObjectStore):
-        self._keys = DocumentStore(store, "iam/keys/", re.compile(r"[a-z]{1,32}"))
+    def __init__(self, store: ObjectStore, keyring: Keyring):
+        self._keys = DocumentStore(store, "iam/keys/", re.compile(r"[a-z]{1,32}"), keyring=keyring,
+                                   sealed=(KEY_FIELD,))
         self._aead: AESGCM | None = None
         self._lock = threading.Lock()
 
@@ -49,6 +58,10 @@ class TokenSealer:
             return None
         return claims if isinstance(claims, dict) else None
 
+    def load_key(self) -> None:
+        """Read (or make) the key now rather than at the first token, sealing a plain one."""
+        self._cipher()
+
     def _cipher(self) -> AESGCM:
         if self._aead is None:
             with self._lock:
@@ -57,12 +70,26 @@ class TokenSealer:
         return self._aead
 
     def _load_or_create_key(self) -> bytes:
-        # Two processes may race to create the key: the conditional create lets one win, and the
-        # other reads the winner's key.
-        if self._keys.read(KEY_DOCUMENT) is None:
-            key = base64.b64encode(AESGCM.generate_key(bit_length=256)).decode()
-            self._keys.create(KEY_DOCUMENT, {"aes256gcm": key})
-        found = self._keys.read(KEY_DOCUMENT)
-        if found is None:
-            raise RuntimeError("the token key could not be read back from the system bucket")
-        return base64.b64decode(found[0]["aes256gcm"])
+        # Two processes may race to create (or replace) the key: the conditional write lets one win,
+        # and the other reads the winner's key.
+        for _ in range(_LOAD_ATTEMPTS):
+            try:
+                found = self._keys.open(KEY_DOCUMENT)
+            except SealedDocumentError as exc:
+                # Sealed under another master key. What it sealed lives an hour or so and is lost
+                # anyway; as MinIO's STS tokens die with its root credentials, a new key replaces it.
+                log.error("%s; a new token key replaces it: session credentials and bearer tokens "
+                          "issued before no longer work", exc)
+                try:
+                    self._keys.replace(KEY_DOCUMENT, _new_key(), exc.etag)
+                except (PreconditionFailed, NoSuchKey):
+                    pass
+                continue
+            if found is not None:
+                return base64.b64decode(found[0][KEY_FIELD])
+            self._keys.create(KEY_DOCUMENT, _new_key())
+        raise RuntimeError("the token key could not be read back from the system bucket")
+
+
+def _new_key() -> dict:
+    return {KEY_FIELD: base64.b64encode(AESGCM.generate_key(bit_length=256)).decode()}

@@ -2,7 +2,7 @@
 authorization decision every request asks for.
 
 State lives in the object store's system bucket, one JSON document each:
-``iam/users/<access key>.json`` (secret, status, attached policy names) and
+``iam/users/<access key>.json`` (sealed secret, status, attached policy names) and
 ``iam/policies/<name>.json`` (the policy document). So stateless servers sharing one store share
 users. Lookups are cached in memory for ``cache_ttl`` seconds (local writes update the cache at
 once), so the request path rarely reads the store and other processes see changes within the TTL.
@@ -10,8 +10,9 @@ once), so the request path rarely reads the store and other processes see change
 Rules:
 - The root user (from settings) may do everything; it is not a stored user and cannot be changed.
 - Access keys: 3-128 characters of ``A-Z a-z 0-9 _ . @ + = -``. Secret keys: 8-128 printable
-  ASCII characters without spaces. Secrets are stored as given, since SigV4 verification needs
-  them, and are never returned by the management methods.
+  ASCII characters without spaces. SigV4 verification needs the secrets themselves, so they are
+  kept sealed under the master key (keyring.py), which is not in the store; they are never
+  returned by the management methods. A user whose secret does not open is unknown (and logged).
 - A named policy is deleted only when no user has it attached (else PolicyInUse). Attaching a
   policy that is attached, or detaching one that is not, changes nothing and is not an error.
 - Built-in policies (builtin.py) cannot be replaced or deleted.
@@ -41,6 +42,7 @@ from .errors import (
     PolicyInUse,
     UserAlreadyExists,
 )
+from .keyring import Keyring
 from .policy import Policy, RequestContext, is_allowed
 from .sessions import Sessions
 from .tokens import TokenSealer
@@ -85,18 +87,25 @@ class User:
 
 class IAM:
     def __init__(self, store: ObjectStore, root_user: str, root_password: str, *,
-                 cache_ttl: float = DEFAULT_CACHE_TTL, clock: Callable[[], float] = time.monotonic):
+                 kms_key: tuple[str, bytes] | None = None, cache_ttl: float = DEFAULT_CACHE_TTL,
+                 clock: Callable[[], float] = time.monotonic):
+        """``kms_key``: (name, key) to seal secrets with, else a key derived from the root credentials."""
         store.ensure_bucket(SYSTEM_BUCKET)
         self._is_system_bucket = store.is_system_bucket
         self._root_user = root_user
         self._root_password = root_password
-        self._users = DocumentStore(store, "iam/users/", ACCESS_KEY_PATTERN)
+        keyring = Keyring(root_user, root_password, kms_key)
+        self._users = DocumentStore(store, "iam/users/", ACCESS_KEY_PATTERN, keyring=keyring,
+                                    sealed=("secretKey",))
         self._policies = DocumentStore(store, "iam/policies/", POLICY_NAME_PATTERN)
         self._user_cache: TTLCache[User] = TTLCache(cache_ttl, clock)
         self._policy_cache: TTLCache[Policy] = TTLCache(cache_ttl, clock)
-        sealer = TokenSealer(store)
+        sealer = TokenSealer(store, keyring)
         self.sessions = Sessions(sealer)  # temporary S3 credentials (vended by the catalog)
         self.bearer_tokens = BearerTokens(sealer)  # OAuth2 access tokens of the catalog
+        # Seal what an older release kept in plain, so that no secret stays readable in the store.
+        self._users.migrate()
+        sealer.load_key()
 
     # -- the request path -----------------------------------------------------------------
     def is_root(self, access_key: str) -> bool:
