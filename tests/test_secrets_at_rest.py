@@ -13,6 +13,7 @@ import secrets
 import subprocess
 import sys
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,7 @@ from .sharing_support import sharing_request
 
 ROOT = "lockdown-root"
 KMS_NAME = "lab-key"
+READ_ANYTHING = {"Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::*"}]}
 
 
 def root_env(password: str, kms: bytes | None = None) -> dict[str, str]:
@@ -268,6 +270,31 @@ def test_a_store_written_by_the_previous_release_is_sealed_at_start(tmp_path):
         client = user_client(server, "legacy", "legacy-secret-1")
         client.create_bucket(Bucket="legacy-bucket")
         assert [b["Name"] for b in client.list_buckets()["Buckets"]] == ["legacy-bucket"]
+
+
+def test_servers_starting_together_on_a_plain_store_agree(tmp_path):
+    """Several servers sealing the same plain documents at once: conditional writes keep one sealed
+    version that all of them open, with the same token key."""
+    data = tmp_path / "data"
+    store = LocalStore(data)
+    store.ensure_bucket(SYSTEM_BUCKET)
+    for n in range(20):
+        store.put_bytes(SYSTEM_BUCKET, f"iam/users/user-{n}.json", json.dumps(
+            {"accessKey": f"user-{n}", "secretKey": f"secret-number-{n}", "policies": []}).encode())
+    store.close()
+    stores = [LocalStore(data) for _ in range(4)]  # one index connection each, as separate processes have
+    try:
+        with ThreadPoolExecutor(len(stores)) as pool:
+            iams = list(pool.map(lambda s: IAM(s, ROOT, "root-password-123"), stores))
+        tokens = [iam.sessions.issue("user-1", READ_ANYTHING, 60).token for iam in iams]
+        for iam in iams:
+            assert [iam.secret_for(f"user-{n}") for n in range(20)] == [f"secret-number-{n}" for n in range(20)]
+            assert all(iam.sessions.open(token) for token in tokens)
+        assert all(b"secret-number" not in stores[0].get_bytes(SYSTEM_BUCKET, f"iam/users/user-{n}.json")[1]
+                   for n in range(20))
+    finally:
+        for each in stores:
+            each.close()
 
 
 def test_a_sealed_secret_moved_into_another_document_does_not_open(tmp_path, caplog):
