@@ -21,6 +21,8 @@ the audit log (what ``aistor table share ...`` drives, as ``mc table share ...``
 
 Signed and authorized like the IAM admin API (iam_handlers.py); errors are ``{"code", "message"}``
 with the sharing error codes (RESOURCE_DOES_NOT_EXIST, INVALID_PARAMETER_VALUE, ...).
+Putting tables in a share (create, update --add) also needs the caller's own read rights on each
+table (sharing/creator_rights.py); without them: 403 AccessDenied naming the missing permission.
 These routes must come before iam_handlers' catch-all for unknown admin paths.
 """
 
@@ -30,7 +32,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..iam import IAMError
-from ..sharing.errors import InvalidParameter, SharingError
+from ..sharing.creator_rights import CreatorRights
+from ..sharing.errors import InvalidParameter, PermissionDenied, SharingError
 from .iam_handlers import PREFIX, Actions, AdminHandler
 
 LIST_SHARES = "admin:ListTableShares"
@@ -51,14 +54,24 @@ class ShareAdminHandler(AdminHandler):
         def translated() -> Any:
             try:
                 return call()
+            except PermissionDenied as exc:  # the caller's own rights: the admin API's denial code
+                raise IAMError("AccessDenied", exc.message, exc.status) from None
             except SharingError as exc:
                 raise IAMError(exc.code, exc.message, exc.status) from None
 
         await super().serve(actions, translated, status)
 
+    def _authenticate(self) -> str:
+        self.access_key = super()._authenticate()
+        return self.access_key
+
     @property
     def sharing(self):
         return self.services.sharing
+
+    def creator_rights(self) -> CreatorRights:
+        """Vets the tables the caller puts in a share: only tables it may read itself."""
+        return CreatorRights(self.services.iam, self.services.catalog, self.access_key)
 
 
 class SharesHandler(ShareAdminHandler):
@@ -69,7 +82,7 @@ class SharesHandler(ShareAdminHandler):
         def create() -> dict:
             body = self.json_object()
             return self.sharing.shares.create(body.get("name"), body.get("schema"), body.get("tables") or [],
-                                              body.get("description") or "").info()
+                                              body.get("description") or "", vet=self.creator_rights()).info()
 
         await self.serve([CREATE_SHARE], create, status=201)
 
@@ -82,7 +95,7 @@ class ShareHandler(ShareAdminHandler):
         def update() -> dict:
             body = self.json_object()
             return self.sharing.shares.update(share, add=body.get("add") or [], remove=body.get("remove") or [],
-                                              description=body.get("description")).info()
+                                              description=body.get("description"), vet=self.creator_rights()).info()
 
         await self.serve([UPDATE_SHARE], update)
 
