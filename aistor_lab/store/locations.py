@@ -17,6 +17,7 @@ different readers. Percent-decoding is the table format's business and happens b
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .base import ObjectStore
 
@@ -38,7 +39,8 @@ def split_location(location: object) -> tuple[str, str]:
 
 
 def has_dot_segments(key: str) -> bool:
-    return any(segment in (".", "..") for segment in key.split("/"))
+    padded = f"/{key}/"
+    return "/./" in padded or "/../" in padded
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,10 @@ class Scope:
             raise OutsideScope(f"{location!r} is not a folder of a bucket")
         return cls(bucket, folder)
 
+    @cached_property
+    def _prefix(self) -> str:
+        return f"{self.root}/"
+
     @property
     def root(self) -> str:
         return f"s3://{self.bucket}/{self.folder}" if self.folder else f"s3://{self.bucket}"
@@ -72,6 +78,9 @@ class Scope:
 
     def check(self, location: str) -> str:
         """The location as ``s3://bucket/key``, if it lies inside the scope."""
+        if location.startswith(self._prefix) and len(location) > len(self._prefix) \
+                and not has_dot_segments(location):  # the common case, in one pass: it signs every URL
+            return location
         bucket, key = split_location(location)
         if bucket != self.bucket:
             raise OutsideScope(f"{location} is outside {self.root}/")
