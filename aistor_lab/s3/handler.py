@@ -76,6 +76,8 @@ class S3Handler(RequestHandler):
         try:
             self.bucket, self.key = split_path(self.request.path)
             self.query = parse_query(self.request.query)
+            # Decided before anything else: no caller, policy or sub-resource reaches it.
+            check_visible_bucket(self.store, self.bucket, creating=self.request.method == "PUT" and not self.key)
             self.operation = routes.resolve(
                 self.request.method, self.bucket, self.key, self.query, self.request.headers
             )
@@ -91,8 +93,6 @@ class S3Handler(RequestHandler):
             )
             # A session acts for its parent user, within its own policy (see authorize).
             self.access_key = self.session.parent if self.session else auth.access_key
-            # Decided before any authorization, so no policy (and no root) can reach it.
-            check_visible_bucket(self.store, self.bucket, creating=self.operation is routes.CREATE_BUCKET)
             if self.operation.action:
                 self.authorize(self.operation.action, self.bucket, self.key, self.list_context())
             if self.operation.body == routes.STREAM_BODY:
