@@ -173,6 +173,17 @@ def test_delta_log_refuses_files_outside_the_table(store):
         DeltaLogSource(store, "b", "t").table_version()
 
 
+@pytest.mark.parametrize("sidecar", ["../../elsewhere/secret.parquet", "s3://b/elsewhere/secret.parquet",
+                                     "s3://b/t2/_delta_log/_sidecars/x.parquet"])
+def test_delta_checkpoint_sidecars_outside_the_table_are_not_read(store, sidecar):
+    actions = [PROTOCOL, METADATA, {"checkpointMetadata": {"version": 0}},
+               {"sidecar": {"path": sidecar, "sizeInBytes": 1, "modificationTime": 0}}]
+    store.put_bytes("b", f"t/_delta_log/{0:020d}.checkpoint.{'0' * 8}-{'0' * 4}-{'0' * 4}-{'0' * 4}-{'0' * 12}.json",
+                    "\n".join(map(json.dumps, actions)).encode())
+    with pytest.raises(UnsupportedOperation, match="outside its location"):
+        DeltaLogSource(store, "b", "t").table_version()
+
+
 def test_delta_log_with_a_gap_and_no_checkpoint_is_an_error(store):
     _commit(store, 0, PROTOCOL, METADATA)
     _commit(store, 2, {"add": {"path": "c.parquet", "size": 2, "partitionValues": {}, "dataChange": True}})
