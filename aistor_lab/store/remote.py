@@ -6,8 +6,9 @@ every object, upload and bucket lives in the remote; nothing is kept here betwee
 How the interface maps onto S3, where the mapping is not one to one:
 
 - ``SYSTEM_BUCKET`` (not a valid S3 name) is the remote bucket ``system_bucket``, created when
-  absent and hidden from ``list_buckets``. Other names get ``bucket_prefix`` in front, so several
-  deployments can share one cluster.
+  absent and hidden from ``list_buckets``; ``is_system_bucket`` also holds for the client name
+  that would reach it. Other names get ``bucket_prefix`` in front, so several deployments can
+  share one cluster.
 - Write conditions become ``If-Match``/``If-None-Match`` on PutObject, CopyObject and
   CompleteMultipartUpload, and ``If-Match`` on DeleteObject: the remote decides them atomically,
   so it must honour conditional writes, as aistor-lab and AWS S3 do. botocore retries a request

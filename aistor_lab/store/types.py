@@ -10,7 +10,7 @@ MAX_PART_SIZE = 5 * 1024 * 1024 * 1024
 MAX_PART_NUMBER = 10000
 
 # The bucket where services keep their own state (IAM, catalog pointers, shares). Its name is not
-# a valid S3 bucket name, so the S3 API can never create, list or address it.
+# a valid S3 bucket name, and the APIs refuse every name ObjectStore.is_system_bucket holds for.
 SYSTEM_BUCKET = ".aistor-system"
 
 
