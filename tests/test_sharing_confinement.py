@@ -42,6 +42,7 @@ from .test_sharing_iceberg_source import (
     commit_delete_files,
     delete_file,
     position_deletes,
+    puffin_with_deletion_vector,
     simple_rows,
     write_file,
 )
@@ -240,17 +241,31 @@ def test_iceberg_manifest_list_of_another_table_is_refused(server, catalogs, own
     _query_uniform(server, tmp_path, WAREHOUSE, namespace, "borrower", manifest_list)
 
 
-def test_iceberg_delete_file_of_another_table_is_refused(server, catalogs, owner, tmp_path):
-    """A position delete file stored in the owner's location, committed to another table."""
+@pytest.mark.parametrize("version", [2, 3], ids=["v2-position-deletes", "v3-deletion-vector"])
+def test_iceberg_delete_file_of_another_table_is_refused(server, catalogs, owner, tmp_path, version):
+    """A delete file (v2 Parquet position deletes, v3 Puffin deletion vector) applying to the table's own
+    data file but stored in the owner's location: the server must not read it."""
     namespace, owner_table, _ = owner
-    table = catalogs[WAREHOUSE].create_table(f"{namespace}.victim", schema=SIMPLE)
+    catalog = catalogs[WAREHOUSE]
+    table = catalog.create_table(f"{namespace}.victim", schema=SIMPLE)
     table.append(simple_rows([7, 8]))
-    table = catalogs[WAREHOUSE].load_table(f"{namespace}.victim")
+    if version == 3:  # PyIceberg appends to v2 tables only: upgraded afterwards, as the source tests do
+        status, body = catalog_call(server, "POST", f"/v1/{WAREHOUSE}/namespaces/{namespace}/tables/victim", {
+            "requirements": [], "updates": [{"action": "upgrade-format-version", "format-version": 3}]})
+        assert status == 200, body
+    table = catalog.load_table(f"{namespace}.victim")
     own_file = next(iter(table.scan().plan_files())).file.file_path
-    deletes = position_deletes({own_file: [0]})
-    elsewhere = write_file(owner_table, "pos.parquet", deletes)
+    if version == 2:
+        deletes = position_deletes({own_file: [0]})
+        fields = {}
+        elsewhere = write_file(owner_table, "pos.parquet", deletes)
+    else:
+        deletes, offset, length = puffin_with_deletion_vector(own_file, [0])
+        fields = {"referenced_data_file": own_file, "content_offset": offset, "content_size_in_bytes": length}
+        elsewhere = write_file(owner_table, "dv.puffin", deletes)
+    file_format = FileFormat.PARQUET if version == 2 else FileFormat.PUFFIN
     commit_delete_files(server, namespace, "victim", table, [
-        delete_file(elsewhere, len(deletes), 1, DataFileContent.POSITION_DELETES, FileFormat.PARQUET, 2)])
+        delete_file(elsewhere, len(deletes), 1, DataFileContent.POSITION_DELETES, file_format, version, **fields)])
     _query_uniform(server, tmp_path, WAREHOUSE, namespace, "victim", elsewhere)
 
 
