@@ -14,9 +14,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from ..iam.arns import s3_arn
+from ..store.locations import OutsideScope, Scope
 
 log = logging.getLogger(__name__)
 
@@ -39,13 +39,15 @@ class TableScope:
 
     @classmethod
     def of_location(cls, location: str) -> TableScope | None:
-        """The scope of a table location ``s3://bucket/path``; None otherwise (a bucket root is never
-        vended)."""
-        parts = urlsplit(location)
-        prefix = parts.path.strip("/")
-        if parts.scheme != "s3" or not parts.netloc or not prefix:
+        """The scope of a table location ``s3://bucket/path`` (the rule of store.locations); None
+        otherwise: a bucket root, another scheme or a path with dot segments is never vended."""
+        if not location.startswith("s3://"):
             return None
-        return cls(parts.netloc, prefix + "/")
+        try:
+            scope = Scope.of(location)
+        except OutsideScope:
+            return None
+        return cls(scope.bucket, scope.folder + "/")
 
     @property
     def location(self) -> str:
