@@ -31,6 +31,7 @@ from tornado.web import RequestHandler
 
 from ..auth import AuthError, verify_request
 from ..iam import ADMIN_RESOURCE, ENABLED, IAMError, InvalidArgument
+from ..json_input import JSONInputError, json_type, parse_object
 
 PREFIX = "/_aistor/admin/v1"
 
@@ -48,6 +49,9 @@ DELETE_POLICY = "admin:DeletePolicy"
 
 # The actions a request needs, known once it is authenticated (some depend on the body).
 Actions = Sequence[str] | Callable[[], Sequence[str]]
+# The fields of a JSON body and their types (``list``: a list of strings); each may be absent or null.
+Fields = dict[str, type | tuple[type, ...]]
+_JSON_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "a list of strings"}
 
 
 def _access_denied() -> IAMError:
@@ -60,16 +64,19 @@ class AdminHandler(RequestHandler):
     def initialize(self, services: Any) -> None:
         self.services = services
         self._payload: bytes | None = None
+        self._json: dict | None = None  # the decoded body (json_object)
 
     def check_xsrf_cookie(self) -> None:
         """Requests are signed, not cookie-authenticated: XSRF does not apply."""
 
-    async def serve(self, actions: Actions, call: Callable[[], Any], status: int = 200) -> None:
-        """Authenticate, authorize, run ``call`` (it may block on the store) in a thread, reply."""
+    async def serve(self, actions: Actions, call: Callable[[], Any], status: int = 200,
+                    body: Fields | None = None) -> None:
+        """Authenticate, check the JSON body has the ``body`` fields (when given), authorize, run ``call``
+        (it may block on the store) in a thread, reply."""
         # The server's store thread pool when it has one, else the default pool.
         executor = getattr(self.services, "executor", None)
         try:
-            result = await IOLoop.current().run_in_executor(executor, self._authorized_call, actions, call)
+            result = await IOLoop.current().run_in_executor(executor, self._authorized_call, actions, call, body)
         except (AuthError, IAMError) as exc:
             self.reply_error(exc.status, exc.code, exc.message)
             return
@@ -78,8 +85,10 @@ class AdminHandler(RequestHandler):
             self.set_header("Content-Type", "application/json")
             self.finish(json.dumps(result))
 
-    def _authorized_call(self, actions: Actions, call: Callable[[], Any]) -> Any:
+    def _authorized_call(self, actions: Actions, call: Callable[[], Any], body: Fields | None) -> Any:
         access_key = self._authenticate()
+        if body is not None:  # a malformed body is refused before anything is authorized or done
+            self.json_object(body)
         needed = actions() if callable(actions) else actions
         iam = self.services.iam
         if not all(iam.is_allowed(access_key, action, ADMIN_RESOURCE) for action in needed):
@@ -101,14 +110,28 @@ class AdminHandler(RequestHandler):
         assert self._payload is not None
         return self._payload
 
-    def json_object(self) -> dict:
-        try:
-            body = json.loads(self.payload() or b"{}")
-        except ValueError:
-            body = None
-        if not isinstance(body, dict):
-            raise InvalidArgument("the request body must be a JSON object")
-        return body
+    def json_object(self, fields: Fields | None = None) -> dict:
+        """The verified body as a JSON object (an empty body is ``{}``), decoded once; ``fields`` are
+        checked to be absent, null or of their type."""
+        if self._json is None:
+            try:
+                self._json = parse_object(self.payload(), allow_empty=True)
+            except JSONInputError as exc:
+                raise self.body_error(exc.message) from None
+        for name, kind in (fields or {}).items():
+            value = self._json.get(name)
+            if value is None:
+                continue
+            wrong = not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool)
+            if wrong or (kind is list and not all(isinstance(item, str) for item in value)):
+                kinds = kind if isinstance(kind, tuple) else (kind,)
+                expected = " or ".join(_JSON_NAMES[k] for k in kinds)
+                raise self.body_error(f"{name} must be {expected}, not {json_type(value)}")
+        return self._json
+
+    def body_error(self, message: str) -> IAMError:
+        """What a body that is not JSON of the expected shape raises."""
+        return InvalidArgument(message)
 
     def reply_error(self, status: int, code: str, message: str) -> None:
         self.set_status(status)
@@ -132,12 +155,11 @@ class UsersHandler(AdminHandler):
 
         def create() -> dict:
             body = self.json_object()
-            policies = body.get("policies") or []
-            if not isinstance(policies, list) or not all(isinstance(p, str) for p in policies):
-                raise InvalidArgument("policies must be a list of policy names")
-            return self.services.iam.create_user(body.get("accessKey"), body.get("secretKey"), policies)
+            return self.services.iam.create_user(body.get("accessKey"), body.get("secretKey"),
+                                                 body.get("policies") or [])
 
-        await self.serve(actions, create, status=201)
+        await self.serve(actions, create, status=201,
+                         body={"accessKey": str, "secretKey": str, "policies": list})
 
 
 class UserHandler(AdminHandler):
@@ -156,6 +178,7 @@ class UserStatusHandler(AdminHandler):
         await self.serve(
             lambda: [ENABLE_USER if status() == ENABLED else DISABLE_USER],
             lambda: self.services.iam.set_user_status(access_key, status()),
+            body={"status": str},
         )
 
 

@@ -34,7 +34,7 @@ from typing import Any
 from ..iam import IAMError
 from ..sharing.creator_rights import CreatorRights
 from ..sharing.errors import InvalidParameter, PermissionDenied, SharingError
-from .iam_handlers import PREFIX, Actions, AdminHandler
+from .iam_handlers import PREFIX, Actions, AdminHandler, Fields
 
 LIST_SHARES = "admin:ListTableShares"
 CREATE_SHARE = "admin:CreateTableShare"
@@ -50,7 +50,8 @@ GET_AUDIT = "admin:GetTableShareAudit"
 class ShareAdminHandler(AdminHandler):
     """AdminHandler whose calls may raise sharing errors: they answer with their code and status."""
 
-    async def serve(self, actions: Actions, call: Callable[[], Any], status: int = 200) -> None:
+    async def serve(self, actions: Actions, call: Callable[[], Any], status: int = 200,
+                    body: Fields | None = None) -> None:
         def translated() -> Any:
             try:
                 return call()
@@ -59,11 +60,14 @@ class ShareAdminHandler(AdminHandler):
             except SharingError as exc:
                 raise IAMError(exc.code, exc.message, exc.status) from None
 
-        await super().serve(actions, translated, status)
+        await super().serve(actions, translated, status, body)
 
     def _authenticate(self) -> str:
         self.access_key = super()._authenticate()
         return self.access_key
+
+    def body_error(self, message: str) -> IAMError:
+        return IAMError(InvalidParameter.code, message, InvalidParameter.status)
 
     @property
     def sharing(self):
@@ -84,7 +88,8 @@ class SharesHandler(ShareAdminHandler):
             return self.sharing.shares.create(body.get("name"), body.get("schema"), body.get("tables") or [],
                                               body.get("description") or "", vet=self.creator_rights()).info()
 
-        await self.serve([CREATE_SHARE], create, status=201)
+        await self.serve([CREATE_SHARE], create, status=201,
+                         body={"name": str, "schema": str, "tables": list, "description": str})
 
 
 class ShareHandler(ShareAdminHandler):
@@ -97,7 +102,7 @@ class ShareHandler(ShareAdminHandler):
             return self.sharing.shares.update(share, add=body.get("add") or [], remove=body.get("remove") or [],
                                               description=body.get("description"), vet=self.creator_rights()).info()
 
-        await self.serve([UPDATE_SHARE], update)
+        await self.serve([UPDATE_SHARE], update, body={"add": list, "remove": list, "description": str})
 
     async def delete(self, share: str) -> None:
         await self.serve([DELETE_SHARE], lambda: self.sharing.remove_share(share))
@@ -112,7 +117,7 @@ class TokensHandler(ShareAdminHandler):
             body = self.json_object()
             return self.sharing.create_token(share, body.get("expires"), body.get("description") or "")
 
-        await self.serve([CREATE_TOKEN], create, status=201)
+        await self.serve([CREATE_TOKEN], create, status=201, body={"expires": (str, int), "description": str})
 
 
 class TokenHandler(ShareAdminHandler):
@@ -128,7 +133,7 @@ class ClientsHandler(ShareAdminHandler):
         def create() -> dict:
             return self.sharing.create_client(share, self.json_object().get("description") or "")
 
-        await self.serve([CREATE_TOKEN], create, status=201)
+        await self.serve([CREATE_TOKEN], create, status=201, body={"description": str})
 
 
 class ClientHandler(ShareAdminHandler):

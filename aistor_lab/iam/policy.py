@@ -24,6 +24,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from .. import json_input
 from .conditions import Condition, parse_conditions
 from .errors import MalformedPolicy
 from .patterns import Context, PatternSet
@@ -138,9 +139,9 @@ class Policy:
         if len(source) > MAX_POLICY_BYTES:
             raise MalformedPolicy(f"a policy may be at most {MAX_POLICY_BYTES} bytes")
         try:
-            document = json.loads(source)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise MalformedPolicy(f"the policy is not valid JSON: {exc}") from None
+            document = json_input.parse(source)
+        except json_input.JSONInputError as exc:
+            raise MalformedPolicy(f"the policy is not valid JSON: {exc.message}") from None
         return cls(document)
 
     def to_json(self) -> str:

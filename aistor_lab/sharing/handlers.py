@@ -28,6 +28,7 @@ from tornado.ioloop import IOLoop
 from tornado.web import RequestHandler
 
 from ..auth.oauth2 import OAuthError
+from ..json_input import JSONInputError, parse_object
 from .errors import InvalidParameter, MalformedRequest, NotFound, SharingError
 from .protocol import CAPABILITIES_HEADER, FILE_ID_HASH_HEADER, TABLE_VERSION_HEADER, Capabilities
 from .queries import Answer
@@ -186,11 +187,11 @@ class QueryHandler(SharingHandler):
         caps = self.capabilities()
 
         def work(recipient: Recipient) -> tuple[Answer, bytes]:
+            try:  # before the table is looked up: a malformed body changes nothing and reveals nothing
+                body = parse_object(self.request.body, allow_empty=True)
+            except JSONInputError as exc:
+                raise MalformedRequest(f"the request body is not valid JSON: {exc.message}") from None
             ref = self.sharing.table(recipient, share, schema, table)
-            try:
-                body = json.loads(self.request.body or b"{}")
-            except ValueError as exc:
-                raise MalformedRequest(f"the request body is not JSON: {exc}") from None
             return _ndjson(self.sharing.query(recipient, ref, body, caps, self.file_id_hash()))
 
         await self.serve(work, self.reply_ndjson)

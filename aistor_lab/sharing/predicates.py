@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import json_input
 from .source import FileAction
 
 TRUE, FALSE, UNKNOWN = True, False, None
@@ -154,8 +155,8 @@ def parse(hint: object) -> dict | None:
     if not isinstance(hint, str):
         return None
     try:
-        tree = json.loads(hint)
-    except ValueError:
+        tree = json_input.parse(hint)
+    except json_input.JSONInputError:
         return None
     return tree if _well_formed(tree) else None
 

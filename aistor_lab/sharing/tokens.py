@@ -26,7 +26,7 @@ from .shares import Share
 
 BEARER, OAUTH = "bearer", "oauth"
 TOKEN_PREFIX = "dapi"  # as AIStor's tokens look: dapi + 64 hex digits
-_DURATION = re.compile(r"(\d+)([smhdw]?)")
+_DURATION = re.compile(r"(\d{1,12})([smhdw]?)")  # more digits are past any expiry
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 MAX_EXPIRY_SECONDS = 10 * 365 * 86400
 

@@ -15,6 +15,8 @@ from tornado.web import RequestHandler
 
 from ..auth import AuthError, verify_request
 from ..iam.arns import namespace_arn, table_arn, warehouse_arn
+from ..json_input import JSONInputError, parse_object
+from . import bodies
 from .errors import BadRequestException, IcebergError
 from .oauth import OAuthTokensHandler
 from .vending import CredentialVendor, wants_vended_credentials
@@ -103,14 +105,14 @@ class CatalogHandler(RequestHandler):
             log.exception("could not vend credentials for %s.%s in %s", dotted(levels), table, prefix)
             return []
 
-    def json_body(self) -> dict:
+    def json_body(self, shape: bodies.Check) -> dict:
+        """The request body, decoded strictly and of the route's shape (bodies.py). Handlers call it
+        before authorizing, so nothing malformed reaches authorization or the catalog."""
         try:
-            body = json.loads(self.request.body or b"{}")
-        except ValueError as exc:
-            raise BadRequestException(f"Malformed JSON request body: {exc}") from None
-        if not isinstance(body, dict):
-            raise BadRequestException("The request body must be a JSON object")
-        return body
+            body = parse_object(self.request.body)
+        except JSONInputError as exc:
+            raise BadRequestException(f"Malformed JSON request body: {exc.message}") from None
+        return bodies.check(shape, body)
 
     def query(self, name: str, default: str | None = None) -> str | None:
         """A query parameter, decoded as sent: tornado's own accessors turn control characters such as
@@ -186,8 +188,8 @@ class WarehousesHandler(CatalogHandler):
         self.reply(await self.call(self.catalog.warehouses.list, **self.page()))
 
     async def post(self) -> None:
-        body = self.json_body()
-        self.authorize("s3tables:CreateTableBucket", warehouse_arn(str(body.get("name"))))
+        body = self.json_body(bodies.CREATE_WAREHOUSE)
+        self.authorize("s3tables:CreateTableBucket", warehouse_arn(body["name"]))
         self.reply(await self.call(self.catalog.warehouses.create, body, idempotency_key=self.idempotency_key))
 
 
@@ -212,8 +214,8 @@ class NamespacesHandler(CatalogHandler):
         self.reply(result)
 
     async def post(self, prefix: str) -> None:
+        body = self.json_body(bodies.CREATE_NAMESPACE)
         self.authorize("s3tables:CreateNamespace", warehouse_arn(prefix))
-        body = self.json_body()
         self.reply(await self.call(self.catalog.namespaces.create, prefix, body, idempotency_key=self.idempotency_key))
 
 
@@ -239,9 +241,10 @@ class NamespaceHandler(CatalogHandler):
 class NamespacePropertiesHandler(CatalogHandler):
     async def post(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
+        body = self.json_body(bodies.UPDATE_NAMESPACE_PROPERTIES)
         self.authorize("s3tables:UpdateNamespaceProperties", namespace_arn(prefix, dotted(levels)))
         result = await self.call(
-            self.catalog.namespaces.update_properties, prefix, levels, self.json_body(),
+            self.catalog.namespaces.update_properties, prefix, levels, body,
             idempotency_key=self.idempotency_key,
         )
         self.reply(result)
@@ -255,10 +258,10 @@ class TablesHandler(CatalogHandler):
 
     async def post(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
-        body = self.json_body()
-        self.authorize("s3tables:CreateTable", table_arn(prefix, dotted(levels), str(body.get("name"))))
+        body = self.json_body(bodies.CREATE_TABLE)
+        self.authorize("s3tables:CreateTable", table_arn(prefix, dotted(levels), body["name"]))
         result = await self.call(self.catalog.tables.create, prefix, levels, body, idempotency_key=self.idempotency_key)
-        await self.send_table(result, prefix, levels, str(body.get("name")))
+        await self.send_table(result, prefix, levels, body["name"])
 
     async def send_table(self, result, prefix: str, levels: list[str], table: str) -> None:
         """A LoadTableResult, with vended credentials when the client asked for them."""
@@ -308,9 +311,10 @@ class TableHandler(TablesHandler):
 
     async def post(self, prefix: str, namespace: str, table: str) -> None:
         levels, arn = self._resource(prefix, namespace, table)
+        body = self.json_body(bodies.COMMIT_TABLE)
         self.authorize("s3tables:UpdateTableMetadataLocation", arn)
         result = await self.call(
-            self.catalog.tables.commit, prefix, levels, table, self.json_body(), idempotency_key=self.idempotency_key
+            self.catalog.tables.commit, prefix, levels, table, body, idempotency_key=self.idempotency_key
         )
         self.set_header("ETag", result.etag)
         self.reply(result.body)
@@ -340,24 +344,24 @@ class CredentialsHandler(CatalogHandler):
 class MetricsHandler(CatalogHandler):
     async def post(self, prefix: str, namespace: str, table: str) -> None:
         levels = split_namespace(namespace)
+        body = self.json_body(bodies.REPORT_METRICS)
         self.authorize("s3tables:GetTable", table_arn(prefix, dotted(levels), table))
-        await self.call(self.catalog.tables.report_metrics, prefix, levels, table, self.json_body())
+        await self.call(self.catalog.tables.report_metrics, prefix, levels, table, body)
         self.reply(None, 204)
 
 
 class RegisterHandler(TablesHandler):
     async def post(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
-        body = self.json_body()
-        self.authorize("s3tables:CreateTable", table_arn(prefix, dotted(levels), str(body.get("name"))))
+        body = self.json_body(bodies.REGISTER_TABLE)
+        self.authorize("s3tables:CreateTable", table_arn(prefix, dotted(levels), body["name"]))
         result = await self.call(self.catalog.tables.register, prefix, levels, body, idempotency_key=self.idempotency_key)
-        await self.send_table(result, prefix, levels, str(body.get("name")))
+        await self.send_table(result, prefix, levels, body["name"])
 
 
-def _identifier_arn(prefix: str, identifier) -> str:
-    if not isinstance(identifier, dict) or not isinstance(identifier.get("namespace"), list):
-        raise BadRequestException("Invalid identifier: expected {namespace: [...], name: ...}")
-    return table_arn(prefix, dotted(identifier["namespace"]), str(identifier.get("name")))
+def _identifier_arn(prefix: str, identifier: dict) -> str:
+    """The ARN of a TableIdentifier the body's shape has checked."""
+    return table_arn(prefix, dotted(identifier["namespace"]), identifier["name"])
 
 
 class RenameHandler(CatalogHandler):
@@ -368,10 +372,10 @@ class RenameHandler(CatalogHandler):
         self.kind = kind
 
     async def post(self, prefix: str) -> None:
-        body = self.json_body()
+        body = self.json_body(bodies.RENAME)
         action = "s3tables:RenameTable" if self.kind == "table" else "s3tables:RenameView"
-        self.authorize(action, _identifier_arn(prefix, body.get("source")))
-        self.authorize(action, _identifier_arn(prefix, body.get("destination")))
+        self.authorize(action, _identifier_arn(prefix, body["source"]))
+        self.authorize(action, _identifier_arn(prefix, body["destination"]))
         service = self.catalog.tables if self.kind == "table" else self.catalog.views
         await self.call(service.rename, prefix, body, idempotency_key=self.idempotency_key)
         self.reply(None, 204)
@@ -379,13 +383,9 @@ class RenameHandler(CatalogHandler):
 
 class TransactionsHandler(CatalogHandler):
     async def post(self, prefix: str) -> None:
-        body = self.json_body()
-        changes = body.get("table-changes")
-        if not isinstance(changes, list):
-            raise BadRequestException("Invalid transaction: table-changes must be a list")
-        for change in changes:
-            arn = _identifier_arn(prefix, change.get("identifier") if isinstance(change, dict) else None)
-            self.authorize("s3tables:UpdateTableMetadataLocation", arn)
+        body = self.json_body(bodies.COMMIT_TRANSACTION)
+        for change in body["table-changes"]:
+            self.authorize("s3tables:UpdateTableMetadataLocation", _identifier_arn(prefix, change["identifier"]))
         await self.call(self.catalog.transactions.commit, prefix, body, idempotency_key=self.idempotency_key)
         self.reply(None, 204)
 
@@ -398,8 +398,8 @@ class ViewsHandler(CatalogHandler):
 
     async def post(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
-        body = self.json_body()
-        self.authorize("s3tables:CreateView", table_arn(prefix, dotted(levels), str(body.get("name"))))
+        body = self.json_body(bodies.CREATE_VIEW)
+        self.authorize("s3tables:CreateView", table_arn(prefix, dotted(levels), body["name"]))
         self.reply(await self.call(self.catalog.views.create, prefix, levels, body, idempotency_key=self.idempotency_key))
 
 
@@ -417,9 +417,10 @@ class ViewHandler(CatalogHandler):
 
     async def post(self, prefix: str, namespace: str, view: str) -> None:
         levels = split_namespace(namespace)
+        body = self.json_body(bodies.COMMIT_VIEW)
         self.authorize("s3tables:UpdateViewMetadataLocation", table_arn(prefix, dotted(levels), view))
         result = await self.call(
-            self.catalog.views.replace, prefix, levels, view, self.json_body(), idempotency_key=self.idempotency_key
+            self.catalog.views.replace, prefix, levels, view, body, idempotency_key=self.idempotency_key
         )
         self.reply(result)
 

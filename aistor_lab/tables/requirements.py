@@ -106,7 +106,8 @@ def check_table_requirements(requirements: object, metadata: dict) -> None:
 def check_table_requirement_types(requirements: object) -> None:
     """Unknown requirement types are a 400 before anything is checked against the table."""
     for req in _types(requirements):
-        if req.get("type") != ASSERT_CREATE and req.get("type") not in _TABLE_CHECKS:
+        kind = req.get("type")
+        if not isinstance(kind, str) or (kind != ASSERT_CREATE and kind not in _TABLE_CHECKS):
             raise BadRequestException(f"Unknown table requirement: {req.get('type')!r}")
 
 

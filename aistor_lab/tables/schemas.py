@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import itertools
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 
 from .errors import BadRequestException
@@ -69,10 +70,13 @@ def check_schema(schema: object, format_version: int) -> dict:
         raise BadRequestException("Invalid schema: must be a struct with a list of fields")
     _check_type({**schema, "type": "struct"}, format_version)
     ids = field_ids(schema)
-    duplicates = {i for i in ids if ids.count(i) > 1}
+    duplicates = {i for i, count in Counter(ids).items() if count > 1}
     if duplicates:
         raise BadRequestException(f"Invalid schema: duplicate field ids {sorted(duplicates)}")
-    for field_id in schema.get("identifier-field-ids") or []:
+    identifiers = schema.get("identifier-field-ids") or []
+    if not isinstance(identifiers, list):
+        raise BadRequestException("Invalid schema: identifier-field-ids must be a list of field ids")
+    for field_id in identifiers:
         if field_id not in ids:
             raise BadRequestException(f"Invalid schema: identifier field {field_id} does not exist")
     return schema
@@ -88,7 +92,9 @@ def _check_type(type_: object, format_version: int) -> None:
     if not isinstance(type_, dict) or type_.get("type") not in ("struct", "list", "map"):
         raise BadRequestException(f"Invalid schema: unknown type {type_!r}")
     if type_["type"] == "struct":
-        for field in type_.get("fields") or []:
+        if not isinstance(type_.get("fields"), list):
+            raise BadRequestException("Invalid schema: the fields of a struct must be a list")
+        for field in type_["fields"]:
             _check_field(field, format_version)
     elif type_["type"] == "list":
         _check_ints(type_, "element-id")

@@ -116,7 +116,8 @@ class TableMetadataBuilder:
     def apply(self, update: object) -> None:
         if not isinstance(update, dict):
             raise BadRequestException(f"Invalid update: {update!r}")
-        handler = _HANDLERS.get(update.get("action"))  # type: ignore[arg-type]
+        action = update.get("action")
+        handler = _HANDLERS.get(action) if isinstance(action, str) else None
         if handler is None:
             raise BadRequestException(f"Unknown table update action: {update.get('action')!r}")
         handler(self, update)
@@ -558,6 +559,6 @@ def check_update_actions(updates: object) -> None:
     if not isinstance(updates, list):
         raise BadRequestException("Invalid commit: updates must be a list")
     for update in updates:
-        if not isinstance(update, dict) or update.get("action") not in _HANDLERS:
-            action = update.get("action") if isinstance(update, dict) else update
+        action = update.get("action") if isinstance(update, dict) else update
+        if not isinstance(action, str) or action not in _HANDLERS:
             raise BadRequestException(f"Unknown table update action: {action!r}")

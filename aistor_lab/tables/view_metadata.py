@@ -23,7 +23,8 @@ _SCHEMA_TYPES_VERSION = 3
 def _check_version(version: object, now_ms: int) -> dict:
     if not isinstance(version, dict):
         raise BadRequestException("Invalid view version: must be an object")
-    version = copy.deepcopy(version)
+    # Optional fields sent as null are left out, as absent ones are.
+    version = {key: value for key, value in copy.deepcopy(version).items() if value is not None}
     version.setdefault("timestamp-ms", now_ms)
     version.setdefault("summary", {})
     for key in ("version-id", "schema-id", "timestamp-ms"):
@@ -38,15 +39,18 @@ def _check_version(version: object, now_ms: int) -> dict:
         raise BadRequestException("Invalid view version: representations must be a list of typed objects")
     dialects = set()
     for rep in reps:
-        if rep["type"] == "sql":
-            if not isinstance(rep.get("sql"), str) or not isinstance(rep.get("dialect"), str):
-                raise BadRequestException("Invalid SQL representation: sql and dialect are required")
-            dialect = rep["dialect"].lower()
-            if dialect in dialects:
-                raise BadRequestException(
-                    f"Invalid view version: Cannot add multiple queries for dialect {dialect}"
-                )
-            dialects.add(dialect)
+        # SQL is the only representation the spec defines; another would be served to clients that
+        # cannot read it.
+        if rep["type"] != "sql":
+            raise BadRequestException(f"Unsupported view representation type: {rep['type'][:64]!r}")
+        if not isinstance(rep.get("sql"), str) or not isinstance(rep.get("dialect"), str):
+            raise BadRequestException("Invalid SQL representation: sql and dialect are required")
+        dialect = rep["dialect"].lower()
+        if dialect in dialects:
+            raise BadRequestException(
+                f"Invalid view version: Cannot add multiple queries for dialect {dialect}"
+            )
+        dialects.add(dialect)
     return version
 
 
@@ -115,8 +119,8 @@ class ViewMetadataBuilder:
         if not isinstance(updates, list):
             raise BadRequestException("Invalid commit: updates must be a list")
         for update in updates:
-            if not isinstance(update, dict) or update.get("action") not in _VIEW_HANDLERS:
-                action = update.get("action") if isinstance(update, dict) else update
+            action = update.get("action") if isinstance(update, dict) else update
+            if not isinstance(action, str) or action not in _VIEW_HANDLERS:
                 raise BadRequestException(f"Unknown view update action: {action!r}")
         for update in updates:
             _VIEW_HANDLERS[update["action"]](self, update)
