@@ -104,20 +104,28 @@ def admin_call(server, method: str, path: str, body=None, credentials=None):
     return response.status_code, (json.loads(response.content) if response.content else None)
 
 
-def documented_read_only_user(server, warehouse: str) -> tuple[str, str]:
+def documented_read_only_user(server, warehouse: str, get_warehouse: str = "s3tables:GetTableBucket"
+                              ) -> tuple[str, str]:
     """A new user with the documentation's read-only catalog policy (plus S3 rights on the whole
-    warehouse); returns its access key and secret."""
+    warehouse); returns its access key and secret. ``get_warehouse``: the AWS name the documentation
+    uses, or its AIStor alias s3tables:GetWarehouse."""
     policy = {
         "Version": "2012-10-17",
         "Statement": [
             {"Sid": "S3TablesReadOnlyWarehouse", "Effect": "Allow",
-             "Action": ["s3tables:GetTableBucket", "s3tables:ListNamespaces", "s3tables:GetNamespace",
+             "Action": [get_warehouse, "s3tables:ListNamespaces", "s3tables:GetNamespace",
                         "s3tables:ListTables", "s3tables:GetTable"],
              "Resource": [f"arn:aws:s3tables:::bucket/{warehouse}", f"arn:aws:s3tables:::bucket/{warehouse}/table/*"]},
             {"Effect": "Allow", "Action": "s3:*", "Resource": [f"arn:aws:s3:::{warehouse}", f"arn:aws:s3:::{warehouse}/*"]},
         ],
     }
-    name, user, secret = f"ro-{uuid.uuid4().hex[:6]}", f"reader-{uuid.uuid4().hex[:6]}", "reader-secret-123"
+    return make_user(server, policy)
+
+
+def make_user(server, policy: dict) -> tuple[str, str]:
+    """A new user holding ``policy`` (created as a named policy through the admin API); its access key and
+    secret."""
+    name, user, secret = f"p-{uuid.uuid4().hex[:6]}", f"user-{uuid.uuid4().hex[:6]}", "user-secret-123"
     assert admin_call(server, "PUT", f"/policies/{name}", policy)[0] in (200, 201)
     assert admin_call(server, "POST", "/users", {"accessKey": user, "secretKey": secret, "policies": [name]})[0] == 201
     return user, secret

@@ -25,6 +25,7 @@ from .conftest import (
     admin_call,
     catalog_call,
     make_s3_client,
+    make_user,
     seed_catalog_properties,
     service_with,
 )
@@ -79,13 +80,6 @@ def error_code(call) -> str:
     with pytest.raises(ClientError) as caught:
         call()
     return caught.value.response["Error"]["Code"]
-
-
-def make_user(server, policy: dict) -> tuple[str, str]:
-    name, user, secret = f"p-{uuid.uuid4().hex[:6]}", f"vend-{uuid.uuid4().hex[:6]}", "vended-secret-123"
-    assert admin_call(server, "PUT", f"/policies/{name}", policy)[0] in (200, 201)
-    assert admin_call(server, "POST", "/users", {"accessKey": user, "secretKey": secret, "policies": [name]})[0] == 201
-    return user, secret
 
 
 def catalog_policy(*actions: str, s3_actions: str | list[str] = "s3:*") -> dict:

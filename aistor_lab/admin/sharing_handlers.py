@@ -1,24 +1,27 @@
 """The admin API for Delta Sharing under ``/_aistor/admin/v1``: shares, tokens, OAuth clients and
 the audit log (what ``aistor table share ...`` drives, as ``mc table share ...`` does). JSON in and out.
 
-    GET    /shares                        list shares                           admin:ListTableShares
+    GET    /shares                        list shares                           admin:DeltaSharingListShares
     POST   /shares                        create {"name", "schema", "tables": ["NAME:delta:BUCKET:PATH" |
                                           "NAME:uniform:WAREHOUSE:NAMESPACE:TABLE", ...], "description"}
-                                                                                admin:CreateTableShare
-    GET    /shares/{share}                info: schemas, tables, kinds, locations  admin:GetTableShare
+                                                                                admin:DeltaSharingCreateShare
+    GET    /shares/{share}                info: schemas, tables, kinds, locations  admin:DeltaSharingGetShare
     PATCH  /shares/{share}                update {"add": ["SCHEMA:NAME:delta|uniform:..."],
-                                          "remove": ["SCHEMA/TABLE"], "description"}  admin:UpdateTableShare
-    DELETE /shares/{share}                remove, with its tokens and clients   admin:DeleteTableShare
-    GET    /shares/{share}/tokens         list tokens (no secrets)              admin:ListTableShareTokens
+                                          "remove": ["SCHEMA/TABLE"], "description"}
+                                                                                admin:DeltaSharingUpdateShare
+    DELETE /shares/{share}                remove, with its tokens and clients   admin:DeltaSharingDeleteShare
+    GET    /shares/{share}/tokens         list tokens (no secrets)              admin:DeltaSharingListTokens
     POST   /shares/{share}/tokens         create {"expires": "30d", "description"}: the secret, once, and
-                                          a ready profile.share                 admin:CreateTableShareToken
-    DELETE /shares/{share}/tokens/{id}    revoke                                admin:RevokeTableShareToken
-    GET    /shares/{share}/clients        list OAuth clients                    admin:ListTableShareTokens
+                                          a ready profile.share                 admin:DeltaSharingCreateToken
+    DELETE /shares/{share}/tokens/{id}    revoke                                admin:DeltaSharingDeleteToken
+    GET    /shares/{share}/clients        list OAuth clients                    admin:DeltaSharingListTokens
     POST   /shares/{share}/clients        create {"description"}: id, secret (once), v2 profile
-                                                                                admin:CreateTableShareToken
-    DELETE /shares/{share}/clients/{id}   delete, revoking its access tokens    admin:RevokeTableShareToken
+                                                                                admin:DeltaSharingCreateToken
+    DELETE /shares/{share}/clients/{id}   delete, revoking its access tokens    admin:DeltaSharingDeleteToken
     GET    /shares/{share}/audit?limit=N  the newest N audit records            admin:GetTableShareAudit
 
+The action names are AIStor's (``mc table share`` needs the same); ``admin:DeltaSharing`` grants them
+all, and this server's older names (``admin:ListTableShares``...) remain aliases (iam/actions.py).
 Signed and authorized like the IAM admin API (iam_handlers.py); errors are ``{"code", "message"}``
 with the sharing error codes (RESOURCE_DOES_NOT_EXIST, INVALID_PARAMETER_VALUE, ...).
 Putting tables in a share (create, update --add) also needs the caller's own read rights on each
@@ -36,14 +39,14 @@ from ..sharing.creator_rights import CreatorRights
 from ..sharing.errors import InvalidParameter, PermissionDenied, SharingError
 from .iam_handlers import PREFIX, Actions, AdminHandler, Fields
 
-LIST_SHARES = "admin:ListTableShares"
-CREATE_SHARE = "admin:CreateTableShare"
-GET_SHARE = "admin:GetTableShare"
-UPDATE_SHARE = "admin:UpdateTableShare"
-DELETE_SHARE = "admin:DeleteTableShare"
-LIST_TOKENS = "admin:ListTableShareTokens"
-CREATE_TOKEN = "admin:CreateTableShareToken"
-REVOKE_TOKEN = "admin:RevokeTableShareToken"
+LIST_SHARES = "admin:DeltaSharingListShares"
+CREATE_SHARE = "admin:DeltaSharingCreateShare"
+GET_SHARE = "admin:DeltaSharingGetShare"
+UPDATE_SHARE = "admin:DeltaSharingUpdateShare"
+DELETE_SHARE = "admin:DeltaSharingDeleteShare"
+LIST_TOKENS = "admin:DeltaSharingListTokens"
+CREATE_TOKEN = "admin:DeltaSharingCreateToken"
+REVOKE_TOKEN = "admin:DeltaSharingDeleteToken"
 GET_AUDIT = "admin:GetTableShareAudit"
 
 

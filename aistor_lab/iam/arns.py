@@ -1,4 +1,11 @@
-"""The resource names the APIs pass to ``IAM.is_allowed``, so policies and callers agree on them."""
+"""The resource names the APIs pass to ``IAM.is_allowed``, so policies and callers agree on them.
+
+Catalog resources follow the AIStor documents: ``bucket/WAREHOUSE`` for a warehouse,
+``bucket/WAREHOUSE/table/UUID`` and ``bucket/WAREHOUSE/view/UUID`` for one table or view (its uuid
+survives renames). A table or view also goes by ``.../table/NAMESPACE/NAME`` (``.../view/...``),
+which this server has always used, so policies may name it either way: a request names all of its
+resources, and a statement matching any of them applies.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,8 @@ from __future__ import annotations
 ALL_BUCKETS = "arn:aws:s3:::*"
 # Admin actions are not scoped by resource (see policy.py); the admin API passes this.
 ADMIN_RESOURCE = "*"
+ALL_WAREHOUSES = "arn:aws:s3tables:::bucket/*"
+TABLE, VIEW = "table", "view"
 
 
 def s3_arn(bucket: str, key: str | None = None) -> str:
@@ -14,7 +23,7 @@ def s3_arn(bucket: str, key: str | None = None) -> str:
 
 
 def warehouse_arn(warehouse: str) -> str:
-    """A table bucket (warehouse): the resource of warehouse and namespace calls."""
+    """A table bucket (warehouse): the resource of warehouse calls and of listing or creating namespaces."""
     return f"arn:aws:s3tables:::bucket/{warehouse}"
 
 
@@ -22,8 +31,14 @@ def table_arn(warehouse: str, namespace: str, table: str) -> str:
     return f"arn:aws:s3tables:::bucket/{warehouse}/table/{namespace}/{table}"
 
 
-def namespace_arn(warehouse: str, namespace: str) -> str:
-    """Every table of a namespace: the resource of namespace calls (get, list tables, create, drop).
+def entry_arns(warehouse: str, kind: str, namespace: str, name: str, uuid: str | None = None) -> tuple[str, ...]:
+    """The names of a table or view (``kind``): by dotted namespace and name, and by uuid when known."""
+    base = f"arn:aws:s3tables:::bucket/{warehouse}/{kind}/"
+    return (f"{base}{namespace}/{name}", f"{base}{uuid}") if uuid else (f"{base}{namespace}/{name}",)
 
-    A policy granting ``.../table/NAMESPACE/*`` thus covers the namespace and all its tables."""
-    return f"arn:aws:s3tables:::bucket/{warehouse}/table/{namespace}/*"
+
+def namespace_arns(warehouse: str, namespace: str) -> tuple[str, str]:
+    """Every table and every view of a namespace: the resources of namespace calls (get, drop, list
+    its tables and views). A policy granting ``.../table/NAMESPACE/*`` thus covers the namespace."""
+    base = f"arn:aws:s3tables:::bucket/{warehouse}"
+    return f"{base}/table/{namespace}/*", f"{base}/view/{namespace}/*"

@@ -8,14 +8,17 @@ optional ``Sid``, ``Effect`` (``Allow``/``Deny``), exactly one of ``Action``/``N
 Actions (``s3:GetObject``, ``s3:*``, ``s3tables:GetTable``, ``admin:*``) match case-insensitively;
 resources (``arn:aws:s3:::bucket/key*``, ``arn:aws:s3tables:::bucket/WH/table/*``, ``*``)
 case-sensitively. Both take ``*`` and ``?`` wildcards; resources and condition values also take
-policy variables such as ``${aws:username}``.
+policy variables such as ``${aws:username}``. Every action must be known (actions.py), or be a
+wildcard matching at least one known action: ``s3:Gte*`` is a MalformedPolicy, not a silent no-op.
 
 As in MinIO, ``admin:`` actions are not scoped by resource: a statement may omit ``Resource`` when
 all its actions are ``admin:`` actions, and an ``admin:`` request matches whatever the statement's
 resources are.
 
-Evaluation: an explicit Deny in any matching statement wins, then any Allow; otherwise deny.
-Each statement's patterns are compiled once, when the document is parsed.
+Evaluation: an explicit Deny in any matching statement wins, then any Allow; otherwise deny. A
+request's action may go by several names (aliases, see actions.py) and its resource too (a table by
+name and by uuid): a statement matches when its Action matches any of the names and its Resource
+any of the resources. Each statement's patterns are compiled once, when the document is parsed.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from .. import json_input
+from .actions import is_known, request_names
 from .conditions import Condition, parse_conditions
 from .errors import MalformedPolicy
 from .patterns import Context, PatternSet
@@ -43,7 +47,7 @@ RequestContext = Mapping[str, str | Sequence[str] | None]
 class Statement:
     __slots__ = ("_actions", "_conditions", "_not_action", "_not_resource", "_resources", "allow", "sid")
 
-    def __init__(self, raw: object, where: str):
+    def __init__(self, raw: object, where: str, known_actions_only: bool = True):
         if not isinstance(raw, Mapping):
             raise MalformedPolicy(f"{where}: a statement must be a JSON object")
         if "Principal" in raw or "NotPrincipal" in raw:
@@ -65,6 +69,9 @@ class Statement:
         for action in actions:
             if not _ACTION_SHAPE.fullmatch(action):
                 raise MalformedPolicy(f"{where}: {action!r} is not an action (like s3:GetObject or s3:*)")
+            if known_actions_only and not is_known(action):
+                raise MalformedPolicy(f"{where}: unknown action {action!r}: it names no s3, s3tables, admin, kms "
+                                      "or sts action (wildcards must match at least one)")
         self._actions = PatternSet(actions, ignore_case=True)
 
         resources, self._not_resource = _one_of(raw, "Resource", "NotResource", where)
@@ -84,13 +91,21 @@ class Statement:
             parse_conditions(raw["Condition"], where) if "Condition" in raw else []
         )
 
-    def matches(self, action: str, resource: str, resource_scoped: bool, context: Context) -> bool:
-        if self._actions.matches(action, context) == self._not_action:
+    def matches(self, actions: Sequence[str], resources: Sequence[str], resource_scoped: bool,
+                context: Context) -> bool:
+        if _any_matches(self._actions, actions, context) == self._not_action:
             return False
         if (resource_scoped and self._resources is not None
-                and self._resources.matches(resource, context) == self._not_resource):
+                and _any_matches(self._resources, resources, context) == self._not_resource):
             return False
         return all(condition.holds(context) for condition in self._conditions)
+
+
+def _any_matches(patterns: PatternSet, values: Sequence[str], context: Context) -> bool:
+    for value in values:
+        if patterns.matches(value, context):
+            return True
+    return False
 
 
 def _one_of(raw: Mapping, name: str, not_name: str, where: str) -> tuple[list[str] | None, bool]:
@@ -112,7 +127,9 @@ class Policy:
 
     __slots__ = ("document", "statements")
 
-    def __init__(self, document: Mapping):
+    def __init__(self, document: Mapping, *, known_actions_only: bool = True):
+        """``known_actions_only=False`` is for documents stored earlier, when unknown names were
+        accepted: refusing the whole document then would drop its Deny statements too."""
         if not isinstance(document, Mapping):
             raise MalformedPolicy("a policy must be a JSON object")
         unknown = sorted(set(document) - _DOCUMENT_KEYS)
@@ -125,7 +142,8 @@ class Policy:
         raw_statements = raw if isinstance(raw, list) else [raw] if raw is not None else []
         if not raw_statements:
             raise MalformedPolicy("Statement is required and must not be empty")
-        self.statements = tuple(Statement(s, f"Statement[{i}]") for i, s in enumerate(raw_statements))
+        self.statements = tuple(Statement(s, f"Statement[{i}]", known_actions_only)
+                                for i, s in enumerate(raw_statements))
         sids = [s.sid for s in self.statements if s.sid]
         if len(sids) != len(set(sids)):
             raise MalformedPolicy("Sid values must be unique within a policy")
@@ -159,15 +177,18 @@ def normalize_context(context: RequestContext | None) -> dict[str, list[str]]:
     }
 
 
-def is_allowed(policies: Iterable[Policy], action: str, resource: str, context: RequestContext | None = None
-               ) -> bool:
-    """Explicit Deny wins, then any Allow, else implicit deny."""
+def is_allowed(policies: Iterable[Policy], action: str, resource: str | Sequence[str],
+               context: RequestContext | None = None) -> bool:
+    """Explicit Deny wins, then any Allow, else implicit deny. ``resource``: one ARN, or every name
+    of one resource (see the module docstring)."""
     normalized = normalize_context(context)
     resource_scoped = action[: len(ADMIN_PREFIX)].lower() != ADMIN_PREFIX
+    actions = request_names(action)
+    resources = (resource,) if isinstance(resource, str) else resource
     allowed = False
     for policy in policies:
         for statement in policy.statements:
-            if statement.matches(action, resource, resource_scoped, normalized):
+            if statement.matches(actions, resources, resource_scoped, normalized):
                 if not statement.allow:
                     return False
                 allowed = True

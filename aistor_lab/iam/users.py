@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from ..store.base import ObjectStore
@@ -119,17 +119,20 @@ class IAM:
         return user.secret_key if user is not None and user.status == ENABLED else None
 
     def is_allowed(self, access_key: str, action: str, resource: str,
-                   context: RequestContext | None = None, *, session_policy: Policy | None = None) -> bool:
+                   context: RequestContext | None = None, *, session_policy: Policy | None = None,
+                   other_names: Sequence[str] = ()) -> bool:
         """May ``access_key`` do ``action`` (``s3:GetObject``) on ``resource`` (an ARN, see arns.py)?
 
         ``context`` holds condition keys such as ``s3:prefix``; ``aws:username`` is set here.
         ``session_policy``: a temporary session's own limit (sessions.py), which must allow it too.
+        ``other_names``: more ARNs of the same resource (a table's by uuid): see policy.is_allowed.
         Nothing in the system bucket is ever allowed, root included: it holds the secrets.
         """
         if resource.startswith(_S3_ARN) and self._is_system_bucket(resource[len(_S3_ARN):].partition("/")[0]):
             return False
+        names = (resource, *other_names) if other_names else resource
         if session_policy is not None and not is_allowed(
-            [session_policy], action, resource, {**(context or {}), "aws:username": access_key}
+            [session_policy], action, names, {**(context or {}), "aws:username": access_key}
         ):
             return False
         if self.is_root(access_key):
@@ -138,7 +141,7 @@ class IAM:
         if user is None or user.status != ENABLED:
             return False
         policies = [p for p in map(self._cached_policy, user.policies) if p is not None]
-        return is_allowed(policies, action, resource, {**(context or {}), "aws:username": access_key})
+        return is_allowed(policies, action, names, {**(context or {}), "aws:username": access_key})
 
     def _cached_user(self, access_key: str) -> User | None:
         return self._user_cache.get_or_load(access_key, lambda: self._load_user(access_key))
@@ -158,7 +161,7 @@ class IAM:
         if found is None:
             return None
         try:
-            return Policy(found[0])
+            return Policy(found[0], known_actions_only=False)
         except MalformedPolicy as exc:  # stored by an older or newer version with other rules
             log.warning("ignoring stored policy %r: %s", name, exc.message)
             return None

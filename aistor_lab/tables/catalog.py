@@ -11,7 +11,7 @@ from collections.abc import Callable
 from ..store import ObjectStore
 from .context import CatalogContext
 from .entries import Entries
-from .errors import BadRequestException
+from .errors import BadRequestException, IcebergError
 from .names import check_warehouse_name
 from .namespaces import Namespaces
 from .protection import ReferencedFiles
@@ -69,6 +69,7 @@ class Catalog:
         self.tables = Tables(self.ctx, entries)
         self.views = Views(self.ctx, entries)
         self.transactions = Transactions(self.ctx, self.tables)
+        self._entries = entries
         self._referenced = ReferencedFiles(self.ctx)
         self._defaults = dict(config_defaults or {})
         self._overrides = dict(config_overrides or {})
@@ -86,6 +87,14 @@ class Catalog:
             "endpoints": list(ENDPOINTS),
             "idempotency-key-lifetime": self.ctx.idempotency.lifetime_iso,
         }
+
+    def entry_uuid(self, warehouse: str, namespace: list[str], name: str, kind: str) -> str | None:
+        """The uuid of a table or view (``kind`` "table" or "view"), which policies may name in ARNs;
+        None when there is no such entry."""
+        try:
+            return self._entries.current(warehouse, namespace, name, kind).body.get("uuid")
+        except IcebergError:
+            return None
 
     def is_referenced(self, bucket: str, key: str) -> bool:
         """Whether an object of a warehouse bucket is a metadata file, manifest list, manifest or

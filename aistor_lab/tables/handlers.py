@@ -8,13 +8,15 @@ from __future__ import annotations
 import functools
 import json
 import logging
+from collections.abc import Sequence
+from typing import NamedTuple
 from urllib.parse import parse_qs, quote
 
 from tornado.ioloop import IOLoop
 from tornado.web import RequestHandler
 
 from ..auth import AuthError, verify_request
-from ..iam.arns import namespace_arn, table_arn, warehouse_arn
+from ..iam.arns import ALL_WAREHOUSES, TABLE, VIEW, entry_arns, namespace_arns, warehouse_arn
 from ..json_input import JSONInputError, parse_object
 from . import bodies
 from .errors import BadRequestException, IcebergError
@@ -25,7 +27,16 @@ log = logging.getLogger(__name__)
 
 SIGNING_NAME = "s3tables"
 NAMESPACE_SEPARATOR = "\x1f"  # multi-level namespaces travel as one path segment joined by %1F
-ALL_WAREHOUSES = "arn:aws:s3tables:::bucket/*"
+# The AIStor condition keys of catalog requests; the namespace is dotted, as in ARNs.
+NAMESPACE_KEY = "s3tables:namespace"
+NAME_KEYS = {TABLE: "s3tables:tableName", VIEW: "s3tables:viewName"}
+
+
+class Scope(NamedTuple):
+    """What a request is authorized against: every name of its resource, and its condition keys."""
+
+    resources: tuple[str, ...]
+    context: dict[str, str]
 
 
 class NotAuthorized(IcebergError):
@@ -88,21 +99,43 @@ class CatalogHandler(RequestHandler):
             return
         self.access_key = auth.access_key
 
-    def allowed(self, action: str, resource: str) -> bool:
-        return self.services.iam.is_allowed(self.access_key, action, resource, {"aws:username": self.access_key})
+    def allowed(self, action: str, scope: Scope | str) -> bool:
+        """May the caller do ``action`` on ``scope`` (a Scope, or one ARN without condition keys)?"""
+        resources, context = ((scope,), {}) if isinstance(scope, str) else scope
+        return self.services.iam.is_allowed(self.access_key, action, resources[0],
+                                            {**context, "aws:username": self.access_key},
+                                            other_names=resources[1:])
 
-    def authorize(self, action: str, resource: str) -> None:
-        if not self.allowed(action, resource):
+    def authorize(self, action: str, scope: Scope | str) -> None:
+        if not self.allowed(action, scope):
+            resource = scope if isinstance(scope, str) else scope.resources[0]
             raise Forbidden(f"Access denied: {action} on {resource}")
 
-    async def vend(self, prefix: str, levels: list[str], table: str, location: str) -> list[dict]:
+    async def entry_scope(self, prefix: str, levels: Sequence[str], name: str, kind: str, *,
+                          existing: bool = True) -> Scope:
+        """A table's or view's Scope: by name and, when ``existing``, also by its uuid. The root user is
+        allowed everything, so its requests (the benchmarked hot path) read no uuid."""
+        namespace = dotted(levels)
+        uuid = None
+        if existing and not self.services.iam.is_root(self.access_key):
+            uuid = await self.call(self.catalog.entry_uuid, prefix, list(levels), name, kind)
+        return Scope(entry_arns(prefix, kind, namespace, name, uuid),
+                     {NAMESPACE_KEY: namespace, NAME_KEYS[kind]: name})
+
+    async def authorize_entry(self, action: str, prefix: str, levels: Sequence[str], name: str, kind: str, *,
+                              existing: bool = True) -> Scope:
+        scope = await self.entry_scope(prefix, levels, name, kind, existing=existing)
+        self.authorize(action, scope)
+        return scope
+
+    async def vend(self, scope: Scope, location: str) -> list[dict]:
         """Storage credentials for a table the caller may read: read-write when it may also commit.
         Vending never fails a request: what goes wrong is logged and nothing is vended."""
         try:
-            writable = self.allowed("s3tables:UpdateTableMetadataLocation", table_arn(prefix, dotted(levels), table))
+            writable = self.allowed("s3tables:UpdateTableMetadataLocation", scope)
             return await self.call(self.vendor.storage_credentials, self.access_key, location, writable=writable)
         except Exception:  # see the docstring
-            log.exception("could not vend credentials for %s.%s in %s", dotted(levels), table, prefix)
+            log.exception("could not vend credentials for %s", scope.resources[0])
             return []
 
     def json_body(self, shape: bodies.Check) -> dict:
@@ -170,44 +203,50 @@ def split_namespace(value: str) -> list[str]:
     return value.split(NAMESPACE_SEPARATOR)
 
 
-def dotted(namespace: list[str]) -> str:
+def dotted(namespace: Sequence[str]) -> str:
     return ".".join(namespace)
+
+
+def namespace_scope(prefix: str, levels: Sequence[str]) -> Scope:
+    namespace = dotted(levels)
+    return Scope(namespace_arns(prefix, namespace), {NAMESPACE_KEY: namespace})
 
 
 class ConfigHandler(CatalogHandler):
     async def get(self) -> None:
         warehouse = self.query("warehouse")
         if warehouse:
-            self.authorize("s3tables:GetTableBucket", warehouse_arn(warehouse))
+            self.authorize("s3tables:GetConfig", warehouse_arn(warehouse))
         self.reply(await self.call(self.catalog.config, warehouse))
 
 
 class WarehousesHandler(CatalogHandler):
     async def get(self) -> None:
-        self.authorize("s3tables:ListTableBuckets", ALL_WAREHOUSES)
+        self.authorize("s3tables:ListWarehouses", ALL_WAREHOUSES)
         self.reply(await self.call(self.catalog.warehouses.list, **self.page()))
 
     async def post(self) -> None:
         body = self.json_body(bodies.CREATE_WAREHOUSE)
-        self.authorize("s3tables:CreateTableBucket", warehouse_arn(body["name"]))
+        self.authorize("s3tables:CreateWarehouse", warehouse_arn(body["name"]))
         self.reply(await self.call(self.catalog.warehouses.create, body, idempotency_key=self.idempotency_key))
 
 
 class WarehouseHandler(CatalogHandler):
     async def get(self, warehouse: str) -> None:
-        self.authorize("s3tables:GetTableBucket", warehouse_arn(warehouse))
+        self.authorize("s3tables:GetWarehouse", warehouse_arn(warehouse))
         self.reply(await self.call(self.catalog.warehouses.get, warehouse))
 
     async def delete(self, warehouse: str) -> None:
-        self.authorize("s3tables:DeleteTableBucket", warehouse_arn(warehouse))
+        self.authorize("s3tables:DeleteWarehouse", warehouse_arn(warehouse))
         await self.call(self.catalog.warehouses.delete, warehouse, idempotency_key=self.idempotency_key)
         self.reply(None, 204)
 
 
 class NamespacesHandler(CatalogHandler):
     async def get(self, prefix: str) -> None:
-        self.authorize("s3tables:ListNamespaces", warehouse_arn(prefix))
         parent = self.query("parent")
+        context = {NAMESPACE_KEY: dotted(split_namespace(parent))} if parent else {}
+        self.authorize("s3tables:ListNamespaces", Scope((warehouse_arn(prefix),), context))
         result = await self.call(
             self.catalog.namespaces.list, prefix, split_namespace(parent) if parent else None, **self.page()
         )
@@ -215,25 +254,26 @@ class NamespacesHandler(CatalogHandler):
 
     async def post(self, prefix: str) -> None:
         body = self.json_body(bodies.CREATE_NAMESPACE)
-        self.authorize("s3tables:CreateNamespace", warehouse_arn(prefix))
+        self.authorize("s3tables:CreateNamespace",
+                       Scope((warehouse_arn(prefix),), {NAMESPACE_KEY: dotted(body["namespace"])}))
         self.reply(await self.call(self.catalog.namespaces.create, prefix, body, idempotency_key=self.idempotency_key))
 
 
 class NamespaceHandler(CatalogHandler):
     async def get(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
-        self.authorize("s3tables:GetNamespace", namespace_arn(prefix, dotted(levels)))
+        self.authorize("s3tables:GetNamespace", namespace_scope(prefix, levels))
         self.reply(await self.call(self.catalog.namespaces.load, prefix, levels))
 
     async def head(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
-        self.authorize("s3tables:GetNamespace", namespace_arn(prefix, dotted(levels)))
+        self.authorize("s3tables:GetNamespace", namespace_scope(prefix, levels))
         await self.call(self.catalog.namespaces.exists, prefix, levels)
         self.reply(None, 204)
 
     async def delete(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
-        self.authorize("s3tables:DeleteNamespace", namespace_arn(prefix, dotted(levels)))
+        self.authorize("s3tables:DeleteNamespace", namespace_scope(prefix, levels))
         await self.call(self.catalog.namespaces.drop, prefix, levels, idempotency_key=self.idempotency_key)
         self.reply(None, 204)
 
@@ -242,7 +282,7 @@ class NamespacePropertiesHandler(CatalogHandler):
     async def post(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
         body = self.json_body(bodies.UPDATE_NAMESPACE_PROPERTIES)
-        self.authorize("s3tables:UpdateNamespaceProperties", namespace_arn(prefix, dotted(levels)))
+        self.authorize("s3tables:UpdateNamespaceProperties", namespace_scope(prefix, levels))
         result = await self.call(
             self.catalog.namespaces.update_properties, prefix, levels, body,
             idempotency_key=self.idempotency_key,
@@ -253,21 +293,21 @@ class NamespacePropertiesHandler(CatalogHandler):
 class TablesHandler(CatalogHandler):
     async def get(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
-        self.authorize("s3tables:ListTables", namespace_arn(prefix, dotted(levels)))
+        self.authorize("s3tables:ListTables", namespace_scope(prefix, levels))
         self.reply(await self.call(self.catalog.tables.list, prefix, levels, **self.page()))
 
     async def post(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
         body = self.json_body(bodies.CREATE_TABLE)
-        self.authorize("s3tables:CreateTable", table_arn(prefix, dotted(levels), body["name"]))
+        scope = await self.authorize_entry("s3tables:CreateTable", prefix, levels, body["name"], TABLE, existing=False)
         result = await self.call(self.catalog.tables.create, prefix, levels, body, idempotency_key=self.idempotency_key)
-        await self.send_table(result, prefix, levels, body["name"])
+        await self.send_table(result, prefix, levels, body["name"], scope)
 
-    async def send_table(self, result, prefix: str, levels: list[str], table: str) -> None:
+    async def send_table(self, result, prefix: str, levels: list[str], table: str, scope: Scope) -> None:
         """A LoadTableResult, with vended credentials when the client asked for them."""
         body = result.body
         if wants_vended_credentials(self.request.headers):
-            credentials = await self.vend(prefix, levels, table, body["metadata"].get("location", ""))
+            credentials = await self.vend(scope, body["metadata"].get("location", ""))
             if credentials:
                 refresh = "v1/" + "/".join(quote(part, safe="") for part in (
                     prefix, "namespaces", NAMESPACE_SEPARATOR.join(levels), "tables", table, "credentials"))
@@ -283,13 +323,9 @@ class TablesHandler(CatalogHandler):
 
 
 class TableHandler(TablesHandler):
-    def _resource(self, prefix: str, namespace: str, table: str) -> tuple[list[str], str]:
-        levels = split_namespace(namespace)
-        return levels, table_arn(prefix, dotted(levels), table)
-
     async def get(self, prefix: str, namespace: str, table: str) -> None:
-        levels, arn = self._resource(prefix, namespace, table)
-        self.authorize("s3tables:GetTable", arn)
+        levels = split_namespace(namespace)
+        scope = await self.authorize_entry("s3tables:GetTable", prefix, levels, table, TABLE)
         # Vended credentials are new at every load: a client asking for them gets no 304.
         vending = wants_vended_credentials(self.request.headers)
         result = await self.call(
@@ -301,18 +337,18 @@ class TableHandler(TablesHandler):
             self.set_header("ETag", result.etag)
             self.reply(None, 304)
             return
-        await self.send_table(result, prefix, levels, table)
+        await self.send_table(result, prefix, levels, table, scope)
 
     async def head(self, prefix: str, namespace: str, table: str) -> None:
-        levels, arn = self._resource(prefix, namespace, table)
-        self.authorize("s3tables:GetTable", arn)
+        levels = split_namespace(namespace)
+        await self.authorize_entry("s3tables:GetTable", prefix, levels, table, TABLE)
         await self.call(self.catalog.tables.exists, prefix, levels, table)
         self.reply(None, 204)
 
     async def post(self, prefix: str, namespace: str, table: str) -> None:
-        levels, arn = self._resource(prefix, namespace, table)
+        levels = split_namespace(namespace)
         body = self.json_body(bodies.COMMIT_TABLE)
-        self.authorize("s3tables:UpdateTableMetadataLocation", arn)
+        await self.authorize_entry("s3tables:UpdateTableMetadataLocation", prefix, levels, table, TABLE)
         result = await self.call(
             self.catalog.tables.commit, prefix, levels, table, body, idempotency_key=self.idempotency_key
         )
@@ -320,8 +356,8 @@ class TableHandler(TablesHandler):
         self.reply(result.body)
 
     async def delete(self, prefix: str, namespace: str, table: str) -> None:
-        levels, arn = self._resource(prefix, namespace, table)
-        self.authorize("s3tables:DeleteTable", arn)
+        levels = split_namespace(namespace)
+        await self.authorize_entry("s3tables:DeleteTable", prefix, levels, table, TABLE)
         # PyIceberg sends purgeRequested=True (Python's spelling); take any case of true.
         purge = self.query("purgeRequested", "false").strip().lower() == "true"
         await self.call(
@@ -335,9 +371,9 @@ class CredentialsHandler(CatalogHandler):
 
     async def get(self, prefix: str, namespace: str, table: str) -> None:
         levels = split_namespace(namespace)
-        self.authorize("s3tables:GetTable", table_arn(prefix, dotted(levels), table))
+        scope = await self.authorize_entry("s3tables:GetTable", prefix, levels, table, TABLE)
         result = await self.call(self.catalog.tables.load, prefix, levels, table, snapshots="refs")
-        credentials = await self.vend(prefix, levels, table, result.body["metadata"]["location"])
+        credentials = await self.vend(scope, result.body["metadata"]["location"])
         self.reply({"storage-credentials": credentials})
 
 
@@ -345,7 +381,7 @@ class MetricsHandler(CatalogHandler):
     async def post(self, prefix: str, namespace: str, table: str) -> None:
         levels = split_namespace(namespace)
         body = self.json_body(bodies.REPORT_METRICS)
-        self.authorize("s3tables:GetTable", table_arn(prefix, dotted(levels), table))
+        await self.authorize_entry("s3tables:TableMetrics", prefix, levels, table, TABLE)
         await self.call(self.catalog.tables.report_metrics, prefix, levels, table, body)
         self.reply(None, 204)
 
@@ -354,14 +390,10 @@ class RegisterHandler(TablesHandler):
     async def post(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
         body = self.json_body(bodies.REGISTER_TABLE)
-        self.authorize("s3tables:CreateTable", table_arn(prefix, dotted(levels), body["name"]))
+        scope = await self.authorize_entry("s3tables:RegisterTable", prefix, levels, body["name"], TABLE,
+                                           existing=False)
         result = await self.call(self.catalog.tables.register, prefix, levels, body, idempotency_key=self.idempotency_key)
-        await self.send_table(result, prefix, levels, body["name"])
-
-
-def _identifier_arn(prefix: str, identifier: dict) -> str:
-    """The ARN of a TableIdentifier the body's shape has checked."""
-    return table_arn(prefix, dotted(identifier["namespace"]), identifier["name"])
+        await self.send_table(result, prefix, levels, body["name"], scope)
 
 
 class RenameHandler(CatalogHandler):
@@ -373,10 +405,11 @@ class RenameHandler(CatalogHandler):
 
     async def post(self, prefix: str) -> None:
         body = self.json_body(bodies.RENAME)
-        action = "s3tables:RenameTable" if self.kind == "table" else "s3tables:RenameView"
-        self.authorize(action, _identifier_arn(prefix, body["source"]))
-        self.authorize(action, _identifier_arn(prefix, body["destination"]))
-        service = self.catalog.tables if self.kind == "table" else self.catalog.views
+        action = "s3tables:RenameTable" if self.kind == TABLE else "s3tables:RenameView"
+        for identifier, existing in ((body["source"], True), (body["destination"], False)):
+            await self.authorize_entry(action, prefix, identifier["namespace"], identifier["name"], self.kind,
+                                       existing=existing)
+        service = self.catalog.tables if self.kind == TABLE else self.catalog.views
         await self.call(service.rename, prefix, body, idempotency_key=self.idempotency_key)
         self.reply(None, 204)
 
@@ -385,7 +418,9 @@ class TransactionsHandler(CatalogHandler):
     async def post(self, prefix: str) -> None:
         body = self.json_body(bodies.COMMIT_TRANSACTION)
         for change in body["table-changes"]:
-            self.authorize("s3tables:UpdateTableMetadataLocation", _identifier_arn(prefix, change["identifier"]))
+            identifier = change["identifier"]
+            await self.authorize_entry("s3tables:UpdateTableMetadataLocation", prefix, identifier["namespace"],
+                                       identifier["name"], TABLE)
         await self.call(self.catalog.transactions.commit, prefix, body, idempotency_key=self.idempotency_key)
         self.reply(None, 204)
 
@@ -393,32 +428,32 @@ class TransactionsHandler(CatalogHandler):
 class ViewsHandler(CatalogHandler):
     async def get(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
-        self.authorize("s3tables:ListViews", namespace_arn(prefix, dotted(levels)))
+        self.authorize("s3tables:ListViews", namespace_scope(prefix, levels))
         self.reply(await self.call(self.catalog.views.list, prefix, levels, **self.page()))
 
     async def post(self, prefix: str, namespace: str) -> None:
         levels = split_namespace(namespace)
         body = self.json_body(bodies.CREATE_VIEW)
-        self.authorize("s3tables:CreateView", table_arn(prefix, dotted(levels), body["name"]))
+        await self.authorize_entry("s3tables:CreateView", prefix, levels, body["name"], VIEW, existing=False)
         self.reply(await self.call(self.catalog.views.create, prefix, levels, body, idempotency_key=self.idempotency_key))
 
 
 class ViewHandler(CatalogHandler):
     async def get(self, prefix: str, namespace: str, view: str) -> None:
         levels = split_namespace(namespace)
-        self.authorize("s3tables:GetView", table_arn(prefix, dotted(levels), view))
+        await self.authorize_entry("s3tables:GetView", prefix, levels, view, VIEW)
         self.reply(await self.call(self.catalog.views.load, prefix, levels, view))
 
     async def head(self, prefix: str, namespace: str, view: str) -> None:
         levels = split_namespace(namespace)
-        self.authorize("s3tables:GetView", table_arn(prefix, dotted(levels), view))
+        await self.authorize_entry("s3tables:GetView", prefix, levels, view, VIEW)
         await self.call(self.catalog.views.exists, prefix, levels, view)
         self.reply(None, 204)
 
     async def post(self, prefix: str, namespace: str, view: str) -> None:
         levels = split_namespace(namespace)
         body = self.json_body(bodies.COMMIT_VIEW)
-        self.authorize("s3tables:UpdateViewMetadataLocation", table_arn(prefix, dotted(levels), view))
+        await self.authorize_entry("s3tables:UpdateView", prefix, levels, view, VIEW)
         result = await self.call(
             self.catalog.views.replace, prefix, levels, view, body, idempotency_key=self.idempotency_key
         )
@@ -426,7 +461,7 @@ class ViewHandler(CatalogHandler):
 
     async def delete(self, prefix: str, namespace: str, view: str) -> None:
         levels = split_namespace(namespace)
-        self.authorize("s3tables:DeleteView", table_arn(prefix, dotted(levels), view))
+        await self.authorize_entry("s3tables:DeleteView", prefix, levels, view, VIEW)
         await self.call(self.catalog.views.drop, prefix, levels, view, idempotency_key=self.idempotency_key)
         self.reply(None, 204)
 
