@@ -155,6 +155,22 @@ def test_sharing_admin_uses_the_aistor_action_names(server):
     assert status == 403
 
 
+def test_sharing_a_table_granted_by_uuid(server, catalog):
+    """The creator's own s3tables:GetTable may name the table by uuid, and a Deny by uuid refuses."""
+    by_uuid = f"{TABLE_ARN}/{catalog['sales.orders']}"
+    statements = [allow("admin:DeltaSharingCreateShare"), allow("s3tables:GetTable", by_uuid),
+                  allow(["s3:GetObject", "s3:ListBucket"], [f"arn:aws:s3:::{WAREHOUSE}", f"arn:aws:s3:::{WAREHOUSE}/*"])]
+    share = {"schema": "s", "tables": [f"t:uniform:{WAREHOUSE}:sales:orders"]}
+    status, body = admin_call(server, "POST", "/shares", {"name": f"uuid-{uuid.uuid4().hex[:6]}", **share},
+                              credentials=user_with(server, *statements))
+    assert status == 201, body
+    denied = user_with(server, *statements[:2], allow("s3tables:GetTable", f"{TABLE_ARN}/*"),
+                       deny("s3tables:GetTable", by_uuid))
+    status, body = admin_call(server, "POST", "/shares", {"name": f"uuid-{uuid.uuid4().hex[:6]}", **share},
+                              credentials=denied)
+    assert status == 403 and "s3tables:GetTable" in body["message"]
+
+
 def test_condition_keys_namespace_table_and_view_names(server, catalog):
     def user(action: str, resource: str, operator: str, key: str, value: str) -> tuple[str, str]:
         return user_with(server, allow(action, resource, Condition={operator: {key: value}}))

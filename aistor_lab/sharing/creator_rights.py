@@ -11,7 +11,8 @@ its location decides the S3 rights needed.
 
 from __future__ import annotations
 
-from ..iam import IAM, s3_arn, table_arn
+from ..iam import IAM, s3_arn
+from ..iam.arns import TABLE, entry_arns
 from ..store.locations import OutsideScope, Scope
 from ..tables import Catalog, IcebergError
 from .errors import InvalidParameter, NotFound, PermissionDenied
@@ -32,15 +33,19 @@ class CreatorRights:
             return
         if self._iam.is_root(self._access_key):
             return
-        self._require(spec, "s3tables:GetTable", table_arn(spec.warehouse, ".".join(spec.namespace), spec.table))
+        # By name, and by uuid when it exists, as the catalog authorizes it (a missing table is found out after).
+        uuid = self._catalog.entry_uuid(spec.warehouse, list(spec.namespace), spec.table, TABLE)
+        name, *other_names = entry_arns(spec.warehouse, TABLE, ".".join(spec.namespace), spec.table, uuid)
+        self._require(spec, "s3tables:GetTable", name, other_names=other_names)
         self._require_read(spec, self._iceberg_scope(spec))
 
     def _require_read(self, spec: TableSpec, scope: Scope) -> None:
         self._require(spec, "s3:GetObject", s3_arn(scope.bucket, f"{scope.folder}/*"))
         self._require(spec, "s3:ListBucket", s3_arn(scope.bucket), {"s3:prefix": f"{scope.folder}/"})
 
-    def _require(self, spec: TableSpec, action: str, resource: str, context: dict | None = None) -> None:
-        if not self._iam.is_allowed(self._access_key, action, resource, context):
+    def _require(self, spec: TableSpec, action: str, resource: str, context: dict | None = None,
+                 other_names: list[str] | None = None) -> None:
+        if not self._iam.is_allowed(self._access_key, action, resource, context, other_names=other_names or ()):
             condition = f" (s3:prefix {context['s3:prefix']})" if context else ""
             raise PermissionDenied(f"sharing table {spec.name!r} ({spec.location}) needs your own {action} "
                                    f"on {resource}{condition}")
