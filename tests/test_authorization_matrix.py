@@ -186,8 +186,10 @@ OPERATIONS = [
 # One row per caller, one column per operation above, in their order.
 ROWS = ["root", "readonly", "readwrite", "s3-all", "one-namespace", "vended-session", "share-token",
         "expired-share-token", "other-share-token", "catalog-bearer"]
-# Bearer tokens are no S3 or admin credentials: 400 AuthorizationHeaderMalformed, as S3 answers. A
-# share token asking for another share's table learns nothing: the share "does not exist" (404).
+# Bearer tokens are no S3 or admin credentials: 400 AuthorizationHeaderMalformed, as S3 answers. The
+# system bucket does not exist for anyone, whatever the credentials (404 NoSuchBucket, decided before
+# authentication). A share token asking for another share's table learns nothing: the share "does
+# not exist" (404).
 MATRIX = {
     #                        root  ro   rw  s3all  ns  sess share exp other bearer
     "list buckets":          [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
@@ -196,9 +198,9 @@ MATRIX = {
     "put data object":       [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
     "get ns1 table file":    [200, 200, 200, 200, 200, 200, 400, 400, 400, 400],
     "get ns2 table file":    [200, 200, 200, 200, 200, 403, 400, 400, 400, 400],
-    "list system bucket":    [404, 404, 404, 404, 404, 404, 400, 400, 400, 400],
-    "get token key":         [404, 404, 404, 404, 404, 404, 400, 400, 400, 400],
-    "put system object":     [404, 404, 404, 404, 404, 404, 400, 400, 400, 400],
+    "list system bucket":    [404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
+    "get token key":         [404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
+    "put system object":     [404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
     "catalog config":        [200, 403, 403, 403, 200, 401, 401, 401, 401, 200],
     "list namespaces":       [200, 403, 403, 403, 200, 401, 401, 401, 401, 200],
     "load ns1 table":        [200, 403, 403, 403, 200, 401, 401, 401, 401, 200],
