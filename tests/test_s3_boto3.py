@@ -361,6 +361,9 @@ def test_presigned_urls_v2_and_v4(s3, bucket):
         )
         assert requests.put(put_url, data=b"uploaded", timeout=10).status_code == 200
         assert s3.get_object(Bucket=bucket, Key=f"up-{signature}")["Body"].read() == b"uploaded"
+        # Bucket-level calls: botocore signs a SigV2 bucket URL as /bucket/ though it ends in /bucket.
+        list_url = client.generate_presigned_url("list_objects_v2", Params={"Bucket": bucket})
+        assert b"<Key>shared.txt</Key>" in requests.get(list_url, timeout=10).content
 
 
 def test_expired_presign_and_bad_signature(s3, bucket, server):

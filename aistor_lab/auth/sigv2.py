@@ -85,7 +85,7 @@ def verify_presigned_v2(request: RequestParts, secrets: Secrets, *, service: str
     amz_headers = "".join(f"{name}:{signed[name]}\n" for name in sorted(signed))
     subresources = _subresources(request.query)
     signature = params["Signature"]
-    for path in canonical_uris(request.raw_path, double_encode=False):
+    for path in _resource_paths(request.raw_path):
         string_to_sign = f"{head}{amz_headers}{path}{subresources}"
         digest = hmac.new(secret.encode(), string_to_sign.encode(), hashlib.sha1).digest()
         if same_signature(base64.b64encode(digest).decode(), signature):
@@ -93,6 +93,13 @@ def verify_presigned_v2(request: RequestParts, secrets: Secrets, *, service: str
                 params["AWSAccessKeyId"], "query-v2", "", service, "", "", UNSIGNED_PAYLOAD, b"", signature
             )
     raise signature_mismatch()
+
+
+def _resource_paths(raw_path: str) -> list[str]:
+    """The paths a signer may have signed: botocore signs a bucket-level request of a path-style URL
+    as ``/bucket/`` whether or not the URL it hands out ends in a slash."""
+    paths = list(canonical_uris(raw_path, double_encode=False))
+    return paths + [path + "/" for path in paths if path.count("/") == 1 and len(path) > 1]
 
 
 def _signed_fields(request: RequestParts) -> dict[str, str]:
