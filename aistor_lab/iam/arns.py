@@ -28,7 +28,8 @@ def warehouse_arn(warehouse: str) -> str:
 
 
 def table_arn(warehouse: str, namespace: str, table: str) -> str:
-    return f"arn:aws:s3tables:::bucket/{warehouse}/table/{namespace}/{table}"
+    """A table by its dotted namespace and name."""
+    return entry_arns(warehouse, TABLE, namespace, table)[0]
 
 
 def entry_arns(warehouse: str, kind: str, namespace: str, name: str, uuid: str | None = None) -> tuple[str, ...]:
