@@ -11,7 +11,6 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from tornado.httpserver import HTTPServer
 from tornado.web import Application
 
 from .admin import iam_handlers
@@ -19,20 +18,19 @@ from .admin import sharing_handlers as sharing_admin_handlers
 from .health import ROUTES as HEALTH_ROUTES
 from .health import HealthHandler
 from .iam import IAM
+from .limits import DEFAULT_BODY_LIMIT, MAX_HEADER_SIZE, LimitedHTTPServer, connection_allowance
 from .s3 import S3Handler
 from .s3.protection import TableGuard
 from .settings import Settings
 from .sharing import SharingService
 from .sharing import handlers as sharing_handlers
-from .store import MAX_PART_SIZE, LocalStore, ObjectStore, RemoteS3Store
+from .store import LocalStore, ObjectStore, RemoteS3Store
 from .tables import Catalog
 from .tables import handlers as catalog_handlers
 from .tls import server_context
 
 log = logging.getLogger("aistor_lab")
 
-# aws-chunked framing adds a little to a 5 GiB part; leave room for it.
-MAX_BODY_SIZE = MAX_PART_SIZE + 64 * 1024 * 1024
 # Bigger reads of request bodies mean fewer Python calls per MiB uploaded.
 BODY_CHUNK_SIZE = 512 * 1024
 
@@ -120,12 +118,17 @@ async def serve(settings: Settings, ready=None) -> None:
     (tls.CertificateError when its files do not do)."""
     ssl_context = server_context(settings.certs_dir) if settings.certs_dir else None
     services = open_services(settings)
-    server = HTTPServer(
+    server = LimitedHTTPServer(
         make_app(services),
         ssl_options=ssl_context,
-        max_body_size=MAX_BODY_SIZE,
+        max_body_size=DEFAULT_BODY_LIMIT,
+        body_timeout=settings.body_timeout_seconds,
+        max_header_size=MAX_HEADER_SIZE,
+        # tornado's header timeout: from the moment a connection waits for a request to its last header.
+        idle_connection_timeout=settings.header_timeout_seconds,
         chunk_size=BODY_CHUNK_SIZE,
-        idle_connection_timeout=120,
+        max_connections=connection_allowance(settings.max_connections),
+        max_connections_per_client=settings.max_connections_per_client,
     )
     server.listen(settings.port, settings.host)
     stopping = asyncio.Event()

@@ -70,6 +70,13 @@ class Settings:
     # Stop when this process is no longer our parent: a supervisor (the Jupyter extension) that was
     # SIGKILLed cannot stop its child, and an orphaned service would hold the port.
     parent_pid: int | None = None
+    # Limits against clients that never finish (limits.py), MinIO's timeouts: connections open at
+    # once, in all and from one address; the time a connection has to send a request's headers after
+    # it opened or its previous answer (idle keep-alive included); the time a body may stall.
+    max_connections: int = 4096
+    max_connections_per_client: int = 512
+    header_timeout_seconds: float = 30
+    body_timeout_seconds: float = 60
 
     @property
     def endpoint(self) -> str:
@@ -100,4 +107,8 @@ class Settings:
             vended_credentials_ttl_seconds=int(os.environ.get("AISTOR_VENDED_CREDENTIALS_TTL", "3600")),
             oauth_token_ttl_seconds=int(os.environ.get("AISTOR_OAUTH_TOKEN_TTL", "3600")),
             parent_pid=int(os.environ["AISTOR_PARENT_PID"]) if os.environ.get("AISTOR_PARENT_PID") else None,
+            max_connections=int(os.environ.get("AISTOR_MAX_CONNECTIONS", "4096")),
+            max_connections_per_client=int(os.environ.get("AISTOR_MAX_CONNECTIONS_PER_CLIENT", "512")),
+            header_timeout_seconds=float(os.environ.get("AISTOR_HEADER_TIMEOUT", "30")),
+            body_timeout_seconds=float(os.environ.get("AISTOR_BODY_TIMEOUT", "60")),
         )

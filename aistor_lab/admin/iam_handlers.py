@@ -22,16 +22,17 @@ Action names follow MinIO's.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from tornado.ioloop import IOLoop
-from tornado.web import RequestHandler
 
-from ..auth import AuthError, verify_request
+from ..auth import AuthError, StagedVerification
 from ..iam import ADMIN_RESOURCE, ENABLED, IAMError, InvalidArgument
 from ..json_input import JSONInputError, json_type, parse_object
+from ..small_body import BodyRefused, SmallBodyHandler
 
 PREFIX = "/_aistor/admin/v1"
 
@@ -58,11 +59,12 @@ def _access_denied() -> IAMError:
     return IAMError("AccessDenied", "Access Denied.", 403)
 
 
-class AdminHandler(RequestHandler):
+class AdminHandler(SmallBodyHandler):
     """Authentication, authorization and JSON replies; subclasses only map a route onto IAM."""
 
     def initialize(self, services: Any) -> None:
         self.services = services
+        self._verification: StagedVerification | None = None
         self._payload: bytes | None = None
         self._json: dict | None = None  # the decoded body (json_object)
 
@@ -73,10 +75,8 @@ class AdminHandler(RequestHandler):
                     body: Fields | None = None) -> None:
         """Authenticate, check the JSON body has the ``body`` fields (when given), authorize, run ``call``
         (it may block on the store) in a thread, reply."""
-        # The server's store thread pool when it has one, else the default pool.
-        executor = getattr(self.services, "executor", None)
         try:
-            result = await IOLoop.current().run_in_executor(executor, self._authorized_call, actions, call, body)
+            result = await self._in_pool(self._authorized_call, actions, call, body)
         except (AuthError, IAMError) as exc:
             self.reply_error(exc.status, exc.code, exc.message)
             return
@@ -96,14 +96,36 @@ class AdminHandler(RequestHandler):
         return call()
 
     def _authenticate(self) -> str:
+        """The caller, verified with its body before any handler method runs (admit, accept_body)."""
+        assert self._verification is not None and self._payload is not None
+        return self._verification.access_key
+
+    async def admit(self) -> None:
+        """The signature's headers, before the body is read (small_body.py)."""
         request = self.request
-        # Admin bodies are small and buffered: passing them checks the signed payload hash too.
-        auth = verify_request(
-            request.method, request.path, request.query, request.headers, self.services.iam.secret_for,
-            service="s3", max_skew=self.services.settings.max_clock_skew_seconds, body=request.body,
-        )
-        self._payload = request.body
-        return auth.access_key
+        try:
+            self._verification = await self._in_pool(
+                StagedVerification, request.method, request.path, request.query, request.headers,
+                self.services.iam.secret_for, service="s3",
+                max_skew=self.services.settings.max_clock_skew_seconds, has_body=self.has_body)
+        except AuthError as exc:
+            self.refuse(functools.partial(self.reply_error, exc.status, exc.code, exc.message))
+
+    async def accept_body(self, body: bytes) -> None:
+        assert self._verification is not None
+        try:
+            self._payload = await self._in_pool(self._verification.finish, body)
+        except AuthError as exc:
+            self.refuse(functools.partial(self.reply_error, exc.status, exc.code, exc.message))
+
+    def send_body_refusal(self, refusal: BodyRefused) -> None:
+        self.reply_error(refusal.status, refusal.code, refusal.message)
+
+    async def _in_pool(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run ``fn`` (it may read the store) on the server's thread pool when it has one, else on the
+        default pool."""
+        executor = getattr(self.services, "executor", None)
+        return await IOLoop.current().run_in_executor(executor, functools.partial(fn, *args, **kwargs))
 
     def payload(self) -> bytes:
         """The verified request body (only after authentication)."""
@@ -209,8 +231,8 @@ class PolicyHandler(AdminHandler):
 class NotFoundHandler(AdminHandler):
     """Any other path under the admin prefix: a JSON 404 rather than tornado's HTML page."""
 
-    def prepare(self) -> None:
-        self.reply_error(404, "NotFound", f"no admin API at {self.request.path}")
+    async def admit(self) -> None:
+        self.refuse(functools.partial(self.reply_error, 404, "NotFound", f"no admin API at {self.request.path}"))
 
 
 def routes(services: Any) -> list:

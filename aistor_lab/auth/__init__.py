@@ -17,10 +17,15 @@ Interface (used by the S3 API, the admin API and later the Iceberg catalog):
         ``feed(bytes) -> bytes`` returns decoded payload bytes as they arrive;
         ``finish() -> dict`` returns trailing headers (lower-case names) and raises AuthError
         when the payload hash, a chunk signature or the framing is wrong.
+
+    StagedVerification(method, raw_path, raw_query, headers, secrets, *, service, max_skew, has_body)
+        verifies what the headers prove (raises AuthError) and ``.finish(body) -> payload`` the rest,
+        so that a server reads the body of known callers only (staged.py).
 """
 
 from .errors import AuthError
 from .payload import BodyDecoder, body_decoder
 from .sigv4 import AuthResult, verify_request
+from .staged import StagedVerification
 
-__all__ = ["AuthError", "AuthResult", "BodyDecoder", "body_decoder", "verify_request"]
+__all__ = ["AuthError", "AuthResult", "BodyDecoder", "StagedVerification", "body_decoder", "verify_request"]

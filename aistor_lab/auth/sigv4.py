@@ -37,7 +37,7 @@ from .signing import (
 )
 from .sigv2 import verify_presigned_v2
 
-__all__ = ["AuthResult", "verify_request"]
+__all__ = ["AuthResult", "check_credential", "verify_request"]
 
 HEADER_MALFORMED = "AuthorizationHeaderMalformed"
 QUERY_MALFORMED = "AuthorizationQueryParametersError"
@@ -114,6 +114,24 @@ def _verify_header(
     )
     _check_signature(key, amz_date, f"{date}/{region}/{service}/aws4_request", candidates, signature)
     return AuthResult(access_key, "header-v4", region, service, date, amz_date, payload, key, signature)
+
+
+def check_credential(
+    headers: Mapping[str, str], secrets: Secrets, *, service: str, now: float | None = None, max_skew: int = 900
+) -> str:
+    """What a header-signed request proves before its body is in, when its signature covers a body hash
+    that no header carries: the access key is known, the service and date are right. Returns the access
+    key; ``verify_request(..., body=...)`` must still verify the signature once the body has arrived."""
+    fields = _authorization_fields(headers.get("Authorization", ""))
+    amz_date, signed_at = _request_time(headers)
+    access_key, _, _ = _credential_scope(fields["Credential"], amz_date, service, HEADER_MALFORMED)
+    if abs((time.time() if now is None else now) - signed_at) > max_skew:
+        raise AuthError(
+            "RequestTimeTooSkewed",
+            "The difference between the request time and the server's time is too large.",
+        )
+    lookup_secret(secrets, access_key)
+    return access_key
 
 
 def _verify_query(
@@ -242,11 +260,11 @@ def _payload_hash(headers: Mapping[str, str], body: bytes | None) -> str:
         return hashlib.sha256(body or b"").hexdigest()
     if declared in PAYLOAD_MARKERS:
         return declared
-    if body is not None and _is_sha256_base64(declared):
+    if _is_sha256_base64(declared):
         # The AWS SDK's Aws4Signer given checksum parameters (Iceberg's REST SigV4 signer) puts the
         # body's SHA-256 here in base64, and signs its hex form as the payload hash.
-        digest = hashlib.sha256(body).digest()
-        if base64.b64decode(declared) != digest:
+        digest = base64.b64decode(declared)
+        if body is not None and hashlib.sha256(body).digest() != digest:
             raise payload_mismatch()
         return digest.hex()
     if not is_sha256_hex(declared):

@@ -17,6 +17,7 @@ from tornado.web import RequestHandler, stream_request_body
 
 from ..auth import body_decoder, verify_request
 from ..iam.sessions import SessionCredentials
+from ..limits import DRAIN_LIMIT, StallWatch
 from ..store import MAX_PART_SIZE
 from . import routes
 from .checksums import BodyChecksums
@@ -26,8 +27,8 @@ from .xmlio import MAX_XML_BODY
 
 log = logging.getLogger(__name__)
 
-# A refused request whose body is at most this big is answered after the body has been read.
-DRAIN_LIMIT = 8 * 1024 * 1024
+# aws-chunked framing adds a little to a 5 GiB part; leave room for it.
+MAX_BODY_SIZE = MAX_PART_SIZE + 64 * 1024 * 1024
 
 
 class S3ResponseHeaders(HTTPHeaders):
@@ -56,6 +57,7 @@ class S3Handler(RequestHandler):
         self.trailers: dict[str, str] = {}
         self._decoder = None
         self._body_error: Exception | None = None
+        self._stall: StallWatch | None = None
 
     # -- request lifecycle ------------------------------------------------------------------
     def clear(self) -> None:
@@ -73,6 +75,9 @@ class S3Handler(RequestHandler):
 
     async def prepare(self) -> None:
         self._set_common_headers()
+        # The server's default is the JSON APIs' limit; S3 decides for itself (a refused body is
+        # drained when small, else cut off after the answer).
+        self.request.connection.set_max_body_size(MAX_BODY_SIZE)
         try:
             self.bucket, self.key = split_path(self.request.path)
             self.query = parse_query(self.request.query)
@@ -100,6 +105,9 @@ class S3Handler(RequestHandler):
                 await self.run_read(self.store.get_bucket, self.bucket)
                 self.checksums = BodyChecksums(self.request.headers)
                 self.staging = self.store.stage()
+                # An authenticated upload may take as long as it needs, as long as it never stalls.
+                self.request.connection.set_body_timeout(None)
+                self._stall = StallWatch(self.request.connection, self.services.settings.body_timeout_seconds)
             self._decoder = body_decoder(auth, self.request.headers)
         except Exception as exc:  # noqa: BLE001 - every failure becomes an S3 error
             if self._small_body_follows():
@@ -110,6 +118,8 @@ class S3Handler(RequestHandler):
                 self.send_s3_error(exc)
 
     def data_received(self, chunk: bytes) -> None:
+        if self._stall is not None:
+            self._stall.touch()
         if self._finished or self._body_error is not None:
             return
         try:
@@ -127,6 +137,7 @@ class S3Handler(RequestHandler):
             self._body_error = exc
 
     async def _run(self) -> None:
+        self._stop_stall_watch()
         try:
             if self._body_error is not None:
                 raise self._body_error
@@ -140,9 +151,12 @@ class S3Handler(RequestHandler):
     get = head = put = post = delete = _run
 
     def on_connection_close(self) -> None:
+        super().on_connection_close()  # ends the request: it would otherwise wait for its body forever
+        self._stop_stall_watch()
         self._discard_staging()
 
     def on_finish(self) -> None:
+        self._stop_stall_watch()
         self._discard_staging()
 
     # -- helpers for operations ---------------------------------------------------------------
@@ -225,6 +239,11 @@ class S3Handler(RequestHandler):
     def _small_body_follows(self) -> bool:
         length = self.request.headers.get("Content-Length", "")
         return length.isdigit() and 0 < int(length) <= DRAIN_LIMIT
+
+    def _stop_stall_watch(self) -> None:
+        if self._stall is not None:
+            self._stall.stop()
+            self._stall = None
 
     def _discard_staging(self) -> None:
         if self.staging is not None:

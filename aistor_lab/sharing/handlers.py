@@ -18,6 +18,7 @@ retries 5xx answers, so expected failures must never be 5xx).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable
@@ -25,10 +26,11 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from tornado.ioloop import IOLoop
-from tornado.web import RequestHandler
 
 from ..auth.oauth2 import OAuthError
 from ..json_input import JSONInputError, parse_object
+from ..limits import DEFAULT_BODY_LIMIT
+from ..small_body import BodyRefused, SmallBodyHandler
 from .errors import InvalidParameter, MalformedRequest, NotFound, SharingError
 from .protocol import CAPABILITIES_HEADER, FILE_ID_HASH_HEADER, TABLE_VERSION_HEADER, Capabilities
 from .queries import Answer
@@ -40,12 +42,26 @@ JSON_TYPE = "application/json; charset=utf-8"
 NDJSON_TYPE = "application/x-ndjson; charset=utf-8"
 
 
-class SharingHandler(RequestHandler):
+class SharingHandler(SmallBodyHandler):
     SUPPORTED_METHODS = ("GET", "HEAD", "POST")
 
     def initialize(self, services: Any) -> None:
         self.services = services
         self.sharing: SharingService = services.sharing
+        self.recipient: Recipient | None = None
+
+    async def admit(self) -> None:
+        """The bearer token, before any body is read (small_body.py)."""
+        try:
+            self.recipient = await IOLoop.current().run_in_executor(
+                self.services.executor, self.sharing.authenticate, self.request.headers.get("Authorization"))
+        except SharingError as exc:
+            self.refuse(functools.partial(self.send_sharing_error, exc))
+
+    def send_body_refusal(self, refusal: BodyRefused) -> None:
+        error = MalformedRequest(refusal.message)
+        error.status = refusal.status
+        self.send_sharing_error(error)
 
     def check_xsrf_cookie(self) -> None:
         """Bearer-token requests: XSRF does not apply."""
@@ -57,13 +73,9 @@ class SharingHandler(RequestHandler):
         return {k: v[-1] for k, v in parse_qs(self.request.query, keep_blank_values=True).items()}
 
     async def serve(self, work: Callable[[Recipient], Any], reply: Callable[[Any], None]) -> None:
-        """Authenticate, run ``work`` on the thread pool, hand its result to ``reply``."""
-        def call() -> Any:
-            recipient = self.sharing.authenticate(self.request.headers.get("Authorization"))
-            return work(recipient)
-
+        """Run ``work`` for the authenticated recipient on the thread pool, hand its result to ``reply``."""
         try:
-            result = await IOLoop.current().run_in_executor(self.services.executor, call)
+            result = await IOLoop.current().run_in_executor(self.services.executor, work, self.recipient)
         except SharingError as exc:
             self.send_sharing_error(exc)
             return
@@ -211,6 +223,11 @@ class ChangesHandler(SharingHandler):
 class OAuthTokenHandler(SharingHandler):
     """The OAuth 2.0 token endpoint: answers as RFC 6749 says, not in Delta Sharing errors."""
 
+    body_limit = DEFAULT_BODY_LIMIT  # a form of a few fields, sent by anyone
+
+    async def admit(self) -> None:
+        """The client authenticates with its form, not with a bearer token."""
+
     async def post(self) -> None:
         headers = {"Authorization": self.request.headers.get("Authorization", "")}
         try:
@@ -228,8 +245,8 @@ class OAuthTokenHandler(SharingHandler):
 class UnknownHandler(SharingHandler):
     """Any other path under the prefix: a protocol 404 rather than tornado's HTML page."""
 
-    def prepare(self) -> None:
-        self.send_sharing_error(NotFound(f"no Delta Sharing API at {self.request.path}"))
+    async def admit(self) -> None:
+        self.refuse(functools.partial(self.send_sharing_error, NotFound(f"no Delta Sharing API at {self.request.path}")))
 
 
 def routes(services: Any) -> list:

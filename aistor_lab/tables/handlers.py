@@ -13,11 +13,11 @@ from typing import NamedTuple
 from urllib.parse import parse_qs, quote
 
 from tornado.ioloop import IOLoop
-from tornado.web import RequestHandler
 
-from ..auth import AuthError, verify_request
+from ..auth import AuthError, StagedVerification
 from ..iam.arns import ALL_WAREHOUSES, TABLE, VIEW, entry_arns, namespace_arns, warehouse_arn
 from ..json_input import JSONInputError, parse_object
+from ..small_body import BodyRefused, SmallBodyHandler
 from . import bodies
 from .errors import BadRequestException, IcebergError
 from .oauth import OAuthTokensHandler
@@ -54,7 +54,7 @@ class NoSuchEndpoint(IcebergError):
     code = 404
 
 
-class CatalogHandler(RequestHandler):
+class CatalogHandler(SmallBodyHandler):
     """Authenticates every request, runs catalog calls on the thread pool, speaks the ErrorModel."""
 
     SUPPORTED_METHODS = ("GET", "HEAD", "POST", "DELETE")
@@ -68,36 +68,51 @@ class CatalogHandler(RequestHandler):
         self.set_header("Server", "aistor-lab")
         self.set_header("Content-Type", "application/json")
 
-    def prepare(self) -> None:
-        """Who is asking: an OAuth2 bearer token of ours (oauth.py) or a SigV4 signature. Temporary
-        session credentials are for data only, never for the catalog."""
+    async def admit(self) -> None:
+        """Who is asking: an OAuth2 bearer token of ours (oauth.py) or a SigV4 signature, checked on the
+        headers before any body is read (small_body.py). Temporary session credentials are for data
+        only, never for the catalog."""
         headers = self.request.headers
+        self.access_key: str | None = None
+        self._verification: StagedVerification | None = None
         scheme, _, token = headers.get("Authorization", "").partition(" ")
         if scheme.lower() == "bearer":
             user = self.services.iam.bearer_tokens.user_of(token.strip())
             if user is None or self.services.iam.secret_for(user) is None:
-                self.send_catalog_error(NotAuthorized("The bearer token is unknown or expired"))
+                self._refuse(NotAuthorized("The bearer token is unknown or expired"))
                 return
             self.access_key = user
             return
         if "x-amz-security-token" in headers or "X-Amz-Security-Token" in self.request.query_arguments:
-            self.send_catalog_error(NotAuthorized("Session credentials are not accepted by the catalog"))
+            self._refuse(NotAuthorized("Session credentials are not accepted by the catalog"))
             return
         try:
-            auth = verify_request(
-                self.request.method,
-                self.request.path,
-                self.request.query,
-                headers,
-                self.services.iam.secret_for,
-                service=SIGNING_NAME,
-                max_skew=self.services.settings.max_clock_skew_seconds,
-                body=self.request.body,
+            self._verification = StagedVerification(
+                self.request.method, self.request.path, self.request.query, headers,
+                self.services.iam.secret_for, service=SIGNING_NAME,
+                max_skew=self.services.settings.max_clock_skew_seconds, has_body=self.has_body,
             )
         except AuthError as exc:
-            self.send_catalog_error(NotAuthorized(f"{exc.code}: {exc.message}"))
-            return
-        self.access_key = auth.access_key
+            self._refuse(NotAuthorized(f"{exc.code}: {exc.message}"))
+
+    async def accept_body(self, body: bytes) -> None:
+        """The signature is whole once the body is in: only then does the caller have a name."""
+        if self._verification is not None:
+            try:
+                body = self._verification.finish(body)
+            except AuthError as exc:
+                self._refuse(NotAuthorized(f"{exc.code}: {exc.message}"))
+                return
+            self.access_key = self._verification.access_key
+        await super().accept_body(body)
+
+    def _refuse(self, error: IcebergError) -> None:
+        self.refuse(functools.partial(self.send_catalog_error, error))
+
+    def send_body_refusal(self, refusal: BodyRefused) -> None:
+        error = BadRequestException(refusal.message)
+        error.code = refusal.status
+        self.send_catalog_error(error)
 
     def allowed(self, action: str, scope: Scope | str) -> bool:
         """May the caller do ``action`` on ``scope`` (a Scope, or one ARN without condition keys)?"""
