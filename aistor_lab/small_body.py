@@ -10,6 +10,7 @@ when ``accept_body`` verifies it and before any handler method runs.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +19,11 @@ from tornado.web import RequestHandler, stream_request_body
 from .limits import DRAIN_LIMIT
 
 BODY_LIMIT = 4 * 1024 * 1024
+# The bodies one client address may have the server hold before their signature can be verified
+# (signers of the body itself, see auth/staged.py): naming a known access key with a made-up
+# signature must not let a client fill the server's memory with bodies it will then refuse.
+UNVERIFIED_LIMIT_PER_CLIENT = 4 * BODY_LIMIT
+_unverified: Counter[str] = Counter()  # bytes held per client address
 
 
 @dataclass(frozen=True)
@@ -35,12 +41,14 @@ class SmallBodyHandler(RequestHandler):
     from the headers, or ``refuse``) and, when the body completes authentication, ``accept_body``."""
 
     body_limit = BODY_LIMIT
+    _held = 0  # bytes counted against the client's UNVERIFIED_LIMIT_PER_CLIENT (set in prepare)
 
     async def prepare(self) -> None:
         self._body = bytearray()
         self._length = 0
         self._received = 0
         self._answer: Callable[[], None] | None = None  # a refusal, sent once the body is dropped
+        self._held = 0
         self.request.connection.set_max_body_size(self.body_limit)  # the server's default is smaller
         refusal = self._length_refusal()
         if refusal is not None:
@@ -65,6 +73,25 @@ class SmallBodyHandler(RequestHandler):
     def has_body(self) -> bool:
         """Whether a non-empty body follows the headers."""
         return self._length > 0
+
+    def hold_unverified(self) -> None:
+        """Count the body, which must be read before the caller is known, against its client address's
+        allowance; refuse it (503 SlowDown, as S3 asks a client to slow down) when that is spent."""
+        client = self.request.remote_ip
+        if _unverified[client] + self._length > UNVERIFIED_LIMIT_PER_CLIENT:
+            refusal = BodyRefused(503, "SlowDown", "Too many requests from this address wait for their "
+                                  "bodies; retry later.")
+            self.refuse(lambda: self.send_body_refusal(refusal))
+            return
+        _unverified[client] += self._length
+        self._held = self._length
+
+    def on_finish(self) -> None:
+        self._release()
+
+    def on_connection_close(self) -> None:
+        super().on_connection_close()
+        self._release()
 
     def refuse(self, reply: Callable[[], None]) -> None:
         """Turn the request away with ``reply`` (which sends the error): at once, or once a small body
@@ -92,6 +119,15 @@ class SmallBodyHandler(RequestHandler):
         if self._received >= self._length:
             body, self._body = bytes(self._body), bytearray()
             await self.accept_body(body)
+            self._release()
+
+    def _release(self) -> None:
+        if self._held:
+            client = self.request.remote_ip
+            _unverified[client] -= self._held
+            if _unverified[client] <= 0:
+                del _unverified[client]
+            self._held = 0
 
     def _refused(self) -> bool:
         return self._finished or self._answer is not None

@@ -14,6 +14,7 @@ import hashlib
 import json
 import threading
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
@@ -26,7 +27,7 @@ from pyiceberg.catalog import load_catalog
 from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField
 
-from aistor_lab.small_body import BODY_LIMIT
+from aistor_lab.small_body import BODY_LIMIT, UNVERIFIED_LIMIT_PER_CLIENT
 
 from .conftest import (
     ROOT_PASSWORD,
@@ -236,6 +237,42 @@ def test_oversized_json_bodies_are_413_in_each_api_format(server):
         "POST", f"{server.endpoint}/delta-sharing/shares/s/schemas/d/tables/t/query", data=json.dumps(big),
         headers={"Authorization": "Bearer some-token"}).prepare())
     assert response.status_code == 413 and json.loads(response.content)["errorCode"] == "MALFORMED_REQUEST", response.text
+
+
+async def forged_catalog_post(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """The headers of a catalog POST that names the root user's key with a made-up signature of a body
+    the headers carry no hash of: only the body can show the signature is wrong."""
+    now = datetime.now(UTC)
+    credential = f"{ROOT_USER}/{now:%Y%m%d}/local/s3tables/aws4_request"
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(ATTACKER, 0))
+    writer.write((f"POST /_iceberg/v1/warehouses HTTP/1.1\r\nHost: 127.0.0.1\r\nx-amz-date: {now:%Y%m%dT%H%M%SZ}\r\n"
+                  f"Authorization: AWS4-HMAC-SHA256 Credential={credential}, SignedHeaders=host;x-amz-date, "
+                  f"Signature={'0' * 64}\r\nContent-Length: {BODY_LIMIT}\r\n\r\n").encode())
+    await writer.drain()
+    return reader, writer
+
+
+def test_bodies_read_before_their_signature_are_limited_per_address(server):
+    async def scenario() -> tuple[list[bytes], bytes, bytes]:
+        holders = [await forged_catalog_post(server.port) for _ in range(UNVERIFIED_LIMIT_PER_CLIENT // BODY_LIMIT)]
+        await asyncio.sleep(0.5)  # the server has read their headers and holds room for their bodies
+        reader, writer = await forged_catalog_post(server.port)
+        writer.write(b"{" * BODY_LIMIT)
+        one_more = await asyncio.wait_for(reader.read(), timeout=10)
+        for _, held in holders:
+            held.write(b"{" * BODY_LIMIT)
+        answers = [await asyncio.wait_for(answer.read(), timeout=10) for answer, _ in holders]
+        reader, writer = await forged_catalog_post(server.port)  # the room is free again
+        writer.write(b"{" * BODY_LIMIT)
+        after = await asyncio.wait_for(reader.read(), timeout=10)
+        for _, held in [*holders, (reader, writer)]:
+            held.close()
+        return answers, one_more, after
+
+    answers, one_more, after = asyncio.run(scenario())
+    assert one_more.startswith(b"HTTP/1.1 503") and b"ServiceUnavailableException" in one_more, one_more[:300]
+    for answer in [*answers, after]:
+        assert answer.startswith(b"HTTP/1.1 401") and b"NotAuthorizedException" in answer, answer[:300]
 
 
 def test_a_body_other_than_the_signed_one_is_refused(server):

@@ -110,6 +110,9 @@ class AdminHandler(SmallBodyHandler):
                 max_skew=self.services.settings.max_clock_skew_seconds, has_body=self.has_body)
         except AuthError as exc:
             self.refuse(functools.partial(self.reply_error, exc.status, exc.code, exc.message))
+            return
+        if self._verification.pending:
+            self.hold_unverified()
 
     async def accept_body(self, body: bytes) -> None:
         assert self._verification is not None

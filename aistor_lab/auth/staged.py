@@ -33,6 +33,11 @@ class StagedVerification:
         self.access_key = auth.access_key
         self._decoder = body_decoder(auth, headers)
 
+    @property
+    def pending(self) -> bool:
+        """Whether the signature can only be verified with the body, by ``finish``."""
+        return self._decoder is None
+
     def finish(self, body: bytes) -> bytes:
         """Verify the body (and, for signers of the body itself, the signature); returns the payload
         (aws-chunked framing removed). Raises AuthError."""

@@ -19,7 +19,7 @@ from ..iam.arns import ALL_WAREHOUSES, TABLE, VIEW, entry_arns, namespace_arns, 
 from ..json_input import JSONInputError, parse_object
 from ..small_body import BodyRefused, SmallBodyHandler
 from . import bodies
-from .errors import BadRequestException, IcebergError
+from .errors import BadRequestException, IcebergError, ServiceUnavailableException
 from .oauth import OAuthTokensHandler
 from .vending import CredentialVendor, wants_vended_credentials
 
@@ -94,6 +94,9 @@ class CatalogHandler(SmallBodyHandler):
             )
         except AuthError as exc:
             self._refuse(NotAuthorized(f"{exc.code}: {exc.message}"))
+            return
+        if self._verification.pending:
+            self.hold_unverified()
 
     async def accept_body(self, body: bytes) -> None:
         """The signature is whole once the body is in: only then does the caller have a name."""
@@ -110,7 +113,7 @@ class CatalogHandler(SmallBodyHandler):
         self.refuse(functools.partial(self.send_catalog_error, error))
 
     def send_body_refusal(self, refusal: BodyRefused) -> None:
-        error = BadRequestException(refusal.message)
+        error = (ServiceUnavailableException if refusal.status == 503 else BadRequestException)(refusal.message)
         error.code = refusal.status
         self.send_catalog_error(error)
 
