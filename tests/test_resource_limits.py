@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from botocore.auth import SigV4Auth
+from botocore.auth import S3SigV4Auth, SigV4Auth
 from botocore.awsrequest import AWSRequest
+from botocore.config import Config
 from botocore.credentials import Credentials
 from botocore.httpsession import URLLib3Session
 from pyiceberg.catalog import load_catalog
@@ -224,6 +225,40 @@ def test_connections_of_one_address_are_capped(server):
     assert sum(line.startswith(b"HTTP/1.1 200") for line in lines) == PER_CLIENT
     assert lines.count(b"") == 10
     assert catalog_call(server, "GET", "/v1/warehouses")[0] == 200  # other addresses are not affected
+
+
+async def signed_upload(server, key: str, size: int, pieces: list[tuple[int, float]]) -> bytes:
+    """A SigV4-signed PUT of `size` bytes whose body goes out as (bytes, pause before them) pieces;
+    returns the server's answer, or b"" when it closed the connection without one."""
+    request = AWSRequest("PUT", f"{server.endpoint}/victim/{key}", data=b"", headers={"Content-Length": str(size)})
+    request.context["client_config"] = Config(s3={"payload_signing_enabled": False})  # UNSIGNED-PAYLOAD
+    S3SigV4Auth(Credentials(ROOT_USER, ROOT_PASSWORD), "s3", "us-east-1").add_auth(request)
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    head = "".join(f"{name}: {value}\r\n" for name, value in request.headers.items())
+    writer.write(f"PUT /victim/{key} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n{head}\r\n".encode())
+    try:
+        for count, pause in pieces:
+            await asyncio.sleep(pause)
+            writer.write(b"u" * count)
+            await writer.drain()
+        return await asyncio.wait_for(reader.read(), timeout=BODY_TIMEOUT + 10)
+    except OSError:
+        return b""
+    finally:
+        writer.close()
+
+
+def test_an_upload_may_be_slow_but_not_stall(server):
+    """The body timeout of a signed upload counts from its last byte, not from its first."""
+    s3 = make_s3_client(server.endpoint)
+    steady = [(4096, 0.25)] * int((BODY_TIMEOUT + 1) / 0.25)
+    answer = asyncio.run(signed_upload(server, "steady", 4096 * len(steady), steady))
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:300]
+    assert s3.head_object(Bucket="victim", Key="steady")["ContentLength"] == 4096 * len(steady)
+    answer = asyncio.run(signed_upload(server, "stalled", 1024 * 1024, [(4096, 0)]))
+    assert answer == b""  # cut off after the body timeout
+    with pytest.raises(s3.exceptions.ClientError):
+        s3.head_object(Bucket="victim", Key="stalled")
 
 
 def test_oversized_json_bodies_are_413_in_each_api_format(server):
