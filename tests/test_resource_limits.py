@@ -46,9 +46,10 @@ PER_CLIENT = 100
 ATTACKER = "127.0.0.2"
 CROWD = "127.0.0.3"
 GIB = 1024**3
-# Every API, and a route whose handler does not stream (tornado reads its body before any of ours).
 AWS_CHUNKED = ("Content-Encoding: aws-chunked\r\nx-amz-decoded-content-length: 1073741824\r\n"
                "x-amz-content-sha256: STREAMING-AWS4-HMAC-SHA256-PAYLOAD\r\n")
+# Every API (S3 with plain and aws-chunked bodies), and a route whose handler does not stream
+# (tornado reads its body before any of ours): (method, path, extra headers).
 TARGETS = [
     ("PUT", "/victim/object", ""),
     ("PUT", "/victim/object", AWS_CHUNKED),
