@@ -62,7 +62,7 @@ def map_of(item: Check) -> Check:
         if not isinstance(value, dict):
             _fail(path, "an object", value)
         for key, element in value.items():
-            item(element, f"{path}.{key}")
+            item(element, f"{path}.{key[:64]}")
 
     return check
 
@@ -89,9 +89,10 @@ def tagged(tag: str, variants: dict[str, Check], what: str) -> Check:
         if not isinstance(value, dict):
             _fail(path, "an object", value)
         kind = value.get(tag)
-        if not isinstance(kind, str) or kind not in variants:
-            shown = kind if isinstance(kind, str) else json_type(kind)
-            raise BadRequestException(f"Unknown {what} at {path}: {shown!r}")
+        if not isinstance(kind, str):
+            _fail(f"{path}.{tag}", "a string", kind)
+        if kind not in variants:
+            raise BadRequestException(f"Unknown {what} at {path}: {kind[:64]!r}")
         variants[kind](value, path)
 
     return check
