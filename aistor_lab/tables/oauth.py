@@ -16,16 +16,17 @@ from __future__ import annotations
 import hmac
 import json
 
-from tornado.web import RequestHandler
-
 from ..auth.oauth2 import CLIENT_CREDENTIALS, OAuthError, client_credentials, token_request_form
+from ..limits import DEFAULT_BODY_LIMIT
+from ..small_body import BodyRefused, SmallBodyHandler
 
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
 
 
-class OAuthTokensHandler(RequestHandler):
+class OAuthTokensHandler(SmallBodyHandler):
     SUPPORTED_METHODS = ("POST",)
+    body_limit = DEFAULT_BODY_LIMIT  # a form of a few fields, sent by anyone
 
     def initialize(self, services) -> None:
         self.services = services
@@ -35,13 +36,15 @@ class OAuthTokensHandler(RequestHandler):
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-store")
 
+    def send_body_refusal(self, refusal: BodyRefused) -> None:
+        self._send_error(OAuthError("invalid_request", refusal.message, refusal.status))
+
     def post(self) -> None:
         try:
             form = token_request_form(self.request.body)
             user = self._user_for(form)
         except OAuthError as exc:
-            self.set_status(exc.status)
-            self.finish(json.dumps(exc.body()))
+            self._send_error(exc)
             return
         ttl = self.services.settings.oauth_token_ttl_seconds
         answer = {
@@ -53,6 +56,10 @@ class OAuthTokensHandler(RequestHandler):
         if form.get("scope"):
             answer["scope"] = form["scope"]
         self.finish(json.dumps(answer))
+
+    def _send_error(self, error: OAuthError) -> None:
+        self.set_status(error.status)
+        self.finish(json.dumps(error.body()))
 
     def _user_for(self, form: dict[str, str]) -> str:
         grant = form.get("grant_type")
