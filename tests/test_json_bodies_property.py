@@ -184,7 +184,7 @@ def _build(server) -> dict:
         "sharing-query": Route("sharing", "POST", f"/delta-sharing/shares/{share}/schemas/s/tables/t/query",
                                sharing_query),
     }
-    return {"server": server, "routes": routes, "token": token, "share": share}
+    return {"server": server, "routes": routes, "token": token, "share": share, "metadata": table["metadata"]}
 
 
 ROUTES = [
@@ -381,3 +381,42 @@ def test_a_view_needs_sql_representations(world):
     response = send(world, route, json_bytes(body))
     assert response.status_code == 400 and "representation" in answer(response)["error"]["message"]
     assert same_state(before, state(world))
+
+
+def register_file(world: dict, data: bytes, name: str):
+    """Upload ``data`` as a metadata file into the warehouse and register it as table ``name``."""
+    key = f"foreign/{name}.metadata.json"
+    make_s3_client(world["server"].endpoint).put_object(Bucket=WAREHOUSE, Key=key, Body=data)
+    route = world["routes"]["register-table"]
+    body = {"name": name, "metadata-location": f"s3://{WAREHOUSE}/{key}"}
+    before = state(world)
+    status = check_answer(route, send(world, route, json_bytes(body)))
+    if status >= 400:
+        assert same_state(before, state(world))
+    return status
+
+
+@pytest.mark.parametrize("label", ["deep-arrays", "duplicate-keys", "nan", "top-level-array", "truncated"])
+def test_a_registered_file_is_read_as_strictly_as_a_body(world, label):
+    assert register_file(world, HOSTILE[label], f"hostile_{label.replace('-', '_')}") == 400
+
+
+@settings(PROPERTY, max_examples=15)
+@given(data=st.data())
+def test_a_registered_file_with_one_part_of_another_type(world, data):
+    """A metadata file the catalog did not write is refused, or registered and then loads."""
+    prefix = f"/v1/{WAREHOUSE}/namespaces/ns/tables"
+    metadata = world["metadata"]
+    path = data.draw(st.sampled_from(parts(metadata)), label="path")
+    old = metadata
+    for key in path:
+        old = old[key]
+    new = data.draw(st.sampled_from([v for v in REPLACEMENTS if json_kind(v) != json_kind(old)]), label="new")
+    name = f"foreign_{time.time_ns()}"
+    if register_file(world, json_bytes(replaced(metadata, path, new)), name) < 300:
+        load = catalog_call(world["server"], "GET", f"{prefix}/{name}")
+        assert load[0] == 200, load
+        commit = catalog_call(world["server"], "POST", f"{prefix}/{name}",
+                              {"updates": [{"action": "set-properties", "updates": {"k": "v"}}]})
+        assert commit[0] == 200, commit
+        assert catalog_call(world["server"], "DELETE", f"{prefix}/{name}")[0] == 204

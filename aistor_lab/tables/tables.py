@@ -11,6 +11,7 @@ from .context import CatalogContext
 from .documents import split_location
 from .entries import TABLE, Entries
 from .errors import AlreadyExistsException, BadRequestException, CommitFailedException
+from .foreign_metadata import parse_foreign_metadata
 from .manifests import assigned_row_ids, read_manifest_list
 from .names import check_name, check_namespace
 from .pointers import Pointer
@@ -147,9 +148,10 @@ class Tables:
         checker = self.ctx.location_checker(warehouse)
         metadata_location = checker(request.get("metadata-location"))  # type: ignore[arg-type]
         try:
-            metadata = normalize(self.ctx.files.read_json(metadata_location))
+            data = self.ctx.files.read_bytes(metadata_location)
         except (NoSuchKey, NoSuchBucket) as exc:
             raise BadRequestException(f"Metadata file does not exist: {metadata_location}") from exc
+        metadata = parse_foreign_metadata(data, metadata_location)
         metadata["location"] = checker(metadata["location"])
         body = pointer_body(metadata, metadata_location)
         key = self.entries.key(warehouse, namespace, name, TABLE)
