@@ -165,6 +165,29 @@ def test_anonymous_bodies_are_refused_without_growing_memory(server):
     assert peak - before < 40, f"RSS grew from {before:.0f} MiB to {peak:.0f} MiB"
 
 
+async def aborted_upload(port: int, path: str) -> None:
+    """Headers, a part of the body the server waits for (a refused body it drains), then a reset."""
+    _, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(ATTACKER, 0))
+    writer.write(f"PUT {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {1024 * 1024}\r\n\r\n".encode())
+    writer.write(b"a" * 256 * 1024)
+    await writer.drain()
+    await asyncio.sleep(0.05)
+    writer.transport.abort()
+
+
+def test_aborted_requests_leave_nothing_behind(server):
+    """A request whose client goes away mid-body is over: nothing of it stays in memory."""
+    async def abort(count: int) -> None:
+        for _ in range(count // 50):
+            await asyncio.gather(*(aborted_upload(server.port, path)
+                                   for path in ["/victim/aborted"] * 40 + ["/_iceberg/v1/warehouses"] * 10))
+
+    asyncio.run(abort(200))
+    before = rss_mib(server)
+    asyncio.run(abort(3000))
+    assert rss_mib(server) - before < 10, f"RSS grew from {before:.0f} MiB to {rss_mib(server):.0f} MiB"
+
+
 async def slow_headers(port: int, source: str, give_up: float) -> tuple[bytes, float]:
     """Headers a byte at a time that never end; returns the answer and when the server hung up."""
     loop = asyncio.get_running_loop()
