@@ -369,6 +369,8 @@ def test_messages_say_what_is_wrong(world):
     response = send(world, routes["create-user"], b'{"accessKey": "a", "accessKey": "b"}')
     assert response.status_code == 400 and answer(response)["code"] == "InvalidArgument"
     assert "duplicate key 'accessKey'" in answer(response)["message"]
+    response = send(world, routes["put-policy"], b'{"Version": "2012-10-17", "Version": "2008-10-17"}')
+    assert response.status_code == 400 and answer(response)["code"] == "MalformedPolicy"
     response = send(world, routes["sharing-query"], b'{"version": 1e999}')
     assert response.status_code == 400 and answer(response)["errorCode"] == "MALFORMED_REQUEST"
 

@@ -30,7 +30,7 @@ from typing import Any
 from tornado.ioloop import IOLoop
 
 from ..auth import AuthError, StagedVerification
-from ..iam import ADMIN_RESOURCE, ENABLED, IAMError, InvalidArgument
+from ..iam import ADMIN_RESOURCE, ENABLED, IAMError, InvalidArgument, MalformedPolicy
 from ..json_input import JSONInputError, json_type, parse_object
 from ..small_body import BodyRefused, SmallBodyHandler
 
@@ -221,8 +221,12 @@ class PoliciesHandler(AdminHandler):
 
 
 class PolicyHandler(AdminHandler):
+    def body_error(self, message: str) -> IAMError:
+        return MalformedPolicy(f"the policy is not valid JSON: {message}")
+
     async def put(self, name: str) -> None:
-        await self.serve([CREATE_POLICY], lambda: self.services.iam.put_policy(name, self.payload()))
+        # The document must be a JSON object before anything is authorized; put_policy checks the rest.
+        await self.serve([CREATE_POLICY], lambda: self.services.iam.put_policy(name, self.payload()), body={})
 
     async def get(self, name: str) -> None:
         await self.serve([GET_POLICY], lambda: self.services.iam.get_policy(name))
