@@ -183,6 +183,9 @@ def _build(server) -> dict:
         "create-client": Route("admin", "POST", f"/shares/{share}/clients", {"description": "d"}),
         "sharing-query": Route("sharing", "POST", f"/delta-sharing/shares/{share}/schemas/s/tables/t/query",
                                sharing_query),
+        "sharing-query-from": Route("sharing", "POST", f"/delta-sharing/shares/{share}/schemas/s/tables/t/query",
+                                    {"startingVersion": 0, "endingVersion": 0, "maxFiles": 5,
+                                     "includeHistoricalMetadata": True}),
     }
     return {"server": server, "routes": routes, "token": token, "share": share, "metadata": table["metadata"]}
 
@@ -191,7 +194,7 @@ ROUTES = [
     "create-warehouse", "create-namespace", "namespace-properties", "create-table", "register-table",
     "commit-table", "report-metrics", "rename-table", "commit-transaction", "create-view", "commit-view",
     "rename-view", "create-user", "user-status", "put-policy", "create-share", "update-share", "create-token",
-    "create-client", "sharing-query",
+    "create-client", "sharing-query", "sharing-query-from",
 ]
 # Routes whose valid body changes something: a new token or client, the time a share was updated.
 CHANGING = {"create-token", "create-client", "update-share"}
@@ -351,7 +354,8 @@ def test_empty_body(world, name):
     """Refused where a body is needed; routes whose fields are all optional may take it as ``{}``."""
     status = check_request(world, name, b"")
     assert status in range(400, 500) or name in ("namespace-properties", "user-status", "update-share",
-                                                 "create-token", "create-client", "sharing-query"), status
+                                                 "create-token", "create-client", "sharing-query",
+                                                 "sharing-query-from"), status
 
 
 def test_messages_say_what_is_wrong(world):
