@@ -85,8 +85,10 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     result = dict(pairs)
     if len(result) != len(pairs):
         seen: set[str] = set()
-        duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
-        raise JSONInputError(f"duplicate key {duplicate[:64]!r} in a JSON object")
+        for key, _ in pairs:
+            if key in seen:
+                raise JSONInputError(f"duplicate key {key[:64]!r} in a JSON object")
+            seen.add(key)
     return result
 
 
