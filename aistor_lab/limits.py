@@ -83,9 +83,9 @@ def connection_allowance(wanted: int) -> int:
 
 
 class StallWatch:
-    """Closes a connection whose request body stops arriving for ``timeout`` seconds. An upload may
-    take as long as it needs, but may not hold a connection (and a staging file) while sending
-    nothing. ``touch()`` at every piece of body; ``stop()`` once the body is in."""
+    """Closes a connection whose body stops moving for ``timeout`` seconds: an upload or a download
+    may take as long as it needs, but may not hold a connection (and a staging or object file)
+    while nothing moves. ``touch()`` at every piece of body; ``stop()`` once it is all through."""
 
     def __init__(self, connection: Any, timeout: float):
         self._connection = connection
@@ -108,5 +108,7 @@ class StallWatch:
             self._handle = self._loop.call_later(self._timeout - quiet, self._check)
             return
         self._handle = None
-        log.info("request body stalled for %.0f s; closing its connection", quiet)
-        self._connection.close()
+        log.info("body stalled for %.0f s; closing its connection", quiet)
+        # The stream, not the HTTP1Connection: closing that one forgets the future of a pending
+        # write, and a response stuck in flush() would wait for it forever.
+        self._connection.stream.close()

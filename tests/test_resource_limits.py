@@ -12,7 +12,9 @@ import asyncio
 import base64
 import hashlib
 import json
+import os
 import threading
+import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -284,6 +286,50 @@ def test_an_upload_may_be_slow_but_not_stall(server):
     assert answer == b""  # cut off after the body timeout
     with pytest.raises(s3.exceptions.ClientError):
         s3.head_object(Bucket="victim", Key="stalled")
+
+
+def test_a_download_whose_client_stops_reading_is_cut_off(server):
+    size = 32 * 1024 * 1024
+    make_s3_client(server.endpoint).put_object(Bucket="victim", Key="big", Body=b"b" * size)
+    request = AWSRequest("GET", f"{server.endpoint}/victim/big")
+    S3SigV4Auth(Credentials(ROOT_USER, ROOT_PASSWORD), "s3", "us-east-1").add_auth(request)
+    head = "".join(f"{name}: {value}\r\n" for name, value in request.headers.items())
+
+    async def stop_reading() -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(f"GET /victim/big HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n{head}\r\n".encode())
+        first = await reader.read(64 * 1024)
+        await asyncio.sleep(BODY_TIMEOUT + 2)  # reading nothing
+        try:
+            rest = await asyncio.wait_for(reader.read(), timeout=10)  # what was under way, then the end
+        except OSError:
+            rest = b""
+        writer.close()
+        return first + rest
+
+    received = asyncio.run(stop_reading())
+    assert received.startswith(b"HTTP/1.1 200") and len(received) < size
+    # The request is over too: the object's file is closed.
+    deadline = time.monotonic() + 5
+    while open_data_files(server) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert open_data_files(server) == []
+
+
+def open_data_files(server) -> list[str]:
+    """The files under the server's data directory it holds open, but for those it holds as long as it
+    runs: its index, its log, its lock."""
+    held = []
+    for fd in Path(f"/proc/{server.proc.pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except FileNotFoundError:  # closed meanwhile
+            continue
+        name = Path(target).name
+        if target.startswith(str(server.data_dir)) and not name.startswith("index.") \
+                and name != "server.log" and not name.endswith(".lock"):
+            held.append(target)
+    return held
 
 
 def test_oversized_json_bodies_are_413_in_each_api_format(server):

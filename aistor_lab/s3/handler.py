@@ -13,6 +13,7 @@ import uuid
 
 from tornado.httputil import HTTPHeaders
 from tornado.ioloop import IOLoop
+from tornado.iostream import StreamClosedError
 from tornado.web import RequestHandler, stream_request_body
 
 from ..auth import body_decoder, verify_request
@@ -199,6 +200,8 @@ class S3Handler(RequestHandler):
         self.finish()
 
     def send_s3_error(self, exc: Exception) -> None:
+        if isinstance(exc, StreamClosedError):
+            return  # the client went away (or was cut off for stalling): no one to answer
         error = S3Error.from_exception(exc)
         if error.status >= 500:
             log.error("%s %s failed", self.request.method, self.request.path, exc_info=exc)

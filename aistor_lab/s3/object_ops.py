@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..limits import StallWatch
 from ..store import NoSuchKey, ObjectInfo
 from .checksums import HEADER_PREFIX
 from .conditions import check_read_preconditions, parse_range, write_condition
@@ -114,9 +115,15 @@ async def get_object(req: S3Handler) -> None:
             set_checksum_headers(req, info.checksums)
         req.set_header("Content-Length", str(end - start))
         if handle is not None:
-            for chunk in handle.iter_range(start, end):
-                req.write(chunk)
-                await req.flush()
+            # A client that stops reading may not hold the connection and the file open forever.
+            stall = StallWatch(req.request.connection, req.services.settings.body_timeout_seconds)
+            try:
+                for chunk in handle.iter_range(start, end):
+                    req.write(chunk)
+                    await req.flush()
+                    stall.touch()
+            finally:
+                stall.stop()
         req.finish()
     except S3Error as error:
         if error.code == "InvalidRange":
