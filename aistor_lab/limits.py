@@ -1,5 +1,5 @@
 """Limits of the HTTP layer against clients that never finish: how many connections are open, from
-one address and in all, and how long a request body may stall.
+one address and in all, and how long a body (of a request or an answer) may stall.
 
 The other limits are tornado's own, set where the server is built (server.py): the header timeout
 (a connection must deliver its next request's headers in time, whether it sat idle or sends them a
@@ -24,8 +24,8 @@ log = logging.getLogger(__name__)
 # dropped: closing a connection with unread bytes makes the kernel reset it, and the client then
 # loses the error response it was reading. Larger bodies are cut off after the answer.
 DRAIN_LIMIT = 8 * 1024 * 1024
-# What a handler that does not stream may be sent (health, the catalog's OAuth2 form): tornado reads
-# such a body before any code of the handler runs. Streaming handlers set their own limit.
+# What a handler that does not stream may be sent (health): tornado reads such a body before any
+# code of the handler runs. Streaming handlers set their own limit (the OAuth2 forms this one).
 DEFAULT_BODY_LIMIT = 64 * 1024
 MAX_HEADER_SIZE = 64 * 1024
 # File descriptors kept for the store, logs and sockets other than client connections.
