@@ -15,8 +15,10 @@ from collections import Counter
 from typing import Any
 
 from tornado.httpserver import HTTPServer
+from tornado.httputil import HTTPHeaders
 from tornado.ioloop import IOLoop
 from tornado.iostream import IOStream
+from tornado.web import OutputTransform
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,22 @@ class LimitedHTTPServer(HTTPServer):
         if not self._per_client[client]:
             del self._per_client[client]
         super().on_close(server_conn)
+
+
+def keep_alive_hint(idle_timeout: float) -> type[OutputTransform]:
+    """An output transform that tells clients, in ``Keep-Alive: timeout=N``, how long an idle
+    connection stays open, so that those who honour it (Apache HttpClient, under Iceberg's Java REST
+    client and the AWS SDK for Java) stop reusing it before the server closes it: a POST sent on a
+    connection the server has just closed is not retried."""
+    value = f"timeout={max(1, int(idle_timeout) - 1)}"
+
+    class KeepAliveHint(OutputTransform):
+        def transform_first_chunk(self, status_code: int, headers: HTTPHeaders, chunk: bytes,
+                                  finishing: bool) -> tuple[int, HTTPHeaders, bytes]:
+            headers["Keep-Alive"] = value
+            return status_code, headers, chunk
+
+    return KeepAliveHint
 
 
 def _client(address: Any) -> str:

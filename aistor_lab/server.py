@@ -18,7 +18,13 @@ from .admin import sharing_handlers as sharing_admin_handlers
 from .health import ROUTES as HEALTH_ROUTES
 from .health import HealthHandler
 from .iam import IAM
-from .limits import DEFAULT_BODY_LIMIT, MAX_HEADER_SIZE, LimitedHTTPServer, connection_allowance
+from .limits import (
+    DEFAULT_BODY_LIMIT,
+    MAX_HEADER_SIZE,
+    LimitedHTTPServer,
+    connection_allowance,
+    keep_alive_hint,
+)
 from .s3 import S3Handler
 from .s3.protection import TableGuard
 from .settings import Settings
@@ -99,7 +105,8 @@ def make_app(services: Services) -> Application:
     routes += catalog_handlers.routes(services)
     routes += sharing_handlers.routes(services)
     routes.append((r"/.*", S3Handler, kwargs))
-    return Application(routes, compress_response=False, log_function=log_request)
+    return Application(routes, compress_response=False, log_function=log_request,
+                       transforms=[keep_alive_hint(services.settings.header_timeout_seconds)])
 
 
 async def watch_parent(parent_pid: int, stopping: asyncio.Event, interval: float = 1.0) -> None:

@@ -40,6 +40,7 @@ from .conftest import (
     make_s3_client,
     seed_catalog_properties,
     service_with,
+    signed_call,
 )
 
 HEADER_TIMEOUT = 2
@@ -252,6 +253,15 @@ def test_connections_of_one_address_are_capped(server):
     assert sum(line.startswith(b"HTTP/1.1 200") for line in lines) == PER_CLIENT
     assert lines.count(b"") == 10
     assert catalog_call(server, "GET", "/v1/warehouses")[0] == 200  # other addresses are not affected
+
+
+def test_answers_say_how_long_an_idle_connection_stays_open(server):
+    """Clients that honour Keep-Alive (Apache HttpClient) then drop an idle connection before the
+    server closes it."""
+    hint = f"timeout={HEADER_TIMEOUT - 1}"
+    assert make_s3_client(server.endpoint).list_buckets()["ResponseMetadata"]["HTTPHeaders"]["keep-alive"] == hint
+    assert signed_call(server, "GET", "/_iceberg/v1/warehouses", service="s3tables").headers["Keep-Alive"] == hint
+    assert signed_call(server, "GET", "/_aistor/admin/v1/users").headers["Keep-Alive"] == hint
 
 
 async def signed_upload(server, key: str, size: int, pieces: list[tuple[int, float]]) -> bytes:
