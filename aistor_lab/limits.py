@@ -1,5 +1,6 @@
 """Limits of the HTTP layer against clients that never finish: how many connections are open, from
-one address and in all, and how long a body (of a request or an answer) may stall.
+one address and in all, and how long a body (of a request or an answer) may stall; and the
+Keep-Alive hint that lets well-behaved clients leave idle connections before they are closed.
 
 The other limits are tornado's own, set where the server is built (server.py): the header timeout
 (a connection must deliver its next request's headers in time, whether it sat idle or sends them a
