@@ -271,3 +271,7 @@ def test_the_remote_system_bucket_does_not_exist_for_clients_of_the_front(server
     assert content() == before
     listed = [entry["Name"] for entry in make_s3_client(service.endpoint).list_buckets()["Buckets"]]
     assert own in listed and system not in listed and HIDDEN not in listed
+    # Nor can the catalog adopt it as a warehouse.
+    status, body = catalog_call(service, "POST", "/v1/warehouses", {"name": system})
+    assert status == 400 and "reserved" in body["error"]["message"]
+    assert content() == before

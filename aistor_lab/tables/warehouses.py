@@ -34,6 +34,8 @@ class Warehouses:
         if not isinstance(request, dict):
             raise BadRequestException("Invalid request: expected an object with a name")
         name = check_warehouse_name(request.get("name"))
+        if self.ctx.store.is_system_bucket(name):  # on a remote cluster its name is an ordinary one
+            raise BadRequestException(f"Invalid warehouse name {name!r}: reserved by this server")
         properties = check_properties(request.get("properties"))
         return self.ctx.idempotency.run(
             idempotency_key, f"create-warehouse {name}", lambda: self._create(name, properties)
