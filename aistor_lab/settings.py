@@ -70,7 +70,7 @@ class Settings:
     # Stop when this process is no longer our parent: a supervisor (the Jupyter extension) that was
     # SIGKILLed cannot stop its child, and an orphaned service would hold the port.
     parent_pid: int | None = None
-    # Limits against clients that never finish (limits.py), MinIO's timeouts: connections open at
+    # Limits against clients that never finish (http/limits.py), MinIO's timeouts: connections open at
     # once, in all and from one address; the time a connection has to send a request's headers after
     # it opened or its previous answer (idle keep-alive included); the time a body may stall.
     max_connections: int = 4096

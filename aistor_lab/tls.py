@@ -63,7 +63,7 @@ class Trust:
 
     def environment(self, export_aws: bool = True) -> dict[str, str]:
         """Variables that make Python clients (requests, boto3, aiohttp, pyarrow's S3, PyIceberg,
-        delta-sharing) and ``aistor_lab.spark`` trust the CA."""
+        delta-sharing) and ``aistor_lab.workbench.spark`` trust the CA."""
         bundle = str(self.ca_bundle)
         env = {
             "AISTOR_CA_BUNDLE": bundle,
@@ -85,7 +85,7 @@ class Trust:
         return "\n".join([
             "Python (requests, boto3, PyIceberg, delta-sharing, aistor_lab):",
             *(f"  export {name}={value}" for name, value in self.environment().items()),
-            "Spark through aistor_lab.spark.session(): AISTOR_TRUSTSTORE above, or by hand:",
+            "Spark through aistor_lab.workbench.spark.session(): AISTOR_TRUSTSTORE above, or by hand:",
             f"  spark.driver.extraJavaOptions={java_trust_options(self.truststore)}",
             "Java engines (Trino, Dremio, ...): import the CA into the JVM's truststore, then restart them:",
             f"  {self.keytool_command()}",

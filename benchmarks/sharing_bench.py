@@ -40,7 +40,7 @@ from botocore.config import Config
 from deltalake import DeltaTable, write_deltalake
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from aistor_lab.process import ServiceProcess
+from aistor_lab.workbench.jupyter.process import ServiceProcess
 
 USER = PASSWORD = "minioadmin"
 BUCKET = "bench"

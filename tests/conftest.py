@@ -10,7 +10,7 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from aistor_lab.process import ServiceProcess
+from aistor_lab.workbench.jupyter.process import ServiceProcess
 
 ROOT_USER = "minioadmin"
 ROOT_PASSWORD = "minioadmin"

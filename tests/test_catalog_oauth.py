@@ -15,8 +15,8 @@ from pyiceberg.exceptions import ForbiddenError
 from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
-from aistor_lab import spark as aistor_spark
-from aistor_lab.sparkjars import ensure_kit
+from aistor_lab.workbench import spark as aistor_spark
+from aistor_lab.workbench.spark.jars import ensure_kit
 
 from .conftest import (
     ROOT_PASSWORD,
@@ -206,7 +206,7 @@ def test_tokens_of_another_service_are_401(server, short_lived):
 
 @pytest.mark.timeout(1200)
 def test_spark_with_credential_and_oauth2_server_uri(server, warehouse):
-    """The session of aistor_lab.spark with OAuth2 in place of its SigV4 signing properties."""
+    """The session of aistor_lab.workbench.spark with OAuth2 in place of its SigV4 signing properties."""
     service = aistor_spark.Service(server.endpoint, ROOT_USER, ROOT_PASSWORD)
     prefix = f"spark.sql.catalog.{aistor_spark.CATALOG}."
     signing = ("rest.sigv4-enabled", "rest.signing-name", "rest.signing-region", "rest.access-key-id",

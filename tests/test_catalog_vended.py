@@ -16,8 +16,8 @@ from pyiceberg.catalog import load_catalog
 from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
-from aistor_lab import spark as aistor_spark
-from aistor_lab.sparkjars import ensure_kit
+from aistor_lab.workbench import spark as aistor_spark
+from aistor_lab.workbench.spark.jars import ensure_kit
 
 from .conftest import (
     ROOT_PASSWORD,
@@ -263,7 +263,7 @@ def test_expired_credentials_are_refused(short_lived):
 
 @pytest.mark.timeout(1200)
 def test_spark_writes_and_reads_through_vended_credentials(server, catalog, warehouse):
-    """The session of aistor_lab.spark minus the catalog's s3.* keys, plus the delegation header: S3FileIO
+    """The session of aistor_lab.workbench.spark minus the catalog's s3.* keys, plus the delegation header: S3FileIO
     can only reach the data with what the catalog vends (no AWS settings in the job's environment)."""
     service = aistor_spark.Service(server.endpoint, ROOT_USER, ROOT_PASSWORD)
     conf = aistor_spark.spark_conf(warehouse, service=service, kit=ensure_kit())

@@ -20,11 +20,11 @@ import pytest
 from deltalake import write_deltalake
 from pyiceberg.catalog import load_catalog
 
-from aistor_lab.process import free_port
+from aistor_lab.workbench.jupyter.process import free_port
 
 from .conftest import ROOT_PASSWORD, ROOT_USER, seed_catalog_properties
 
-CLI = [sys.executable, "-m", "aistor_lab.aistor_cli"]
+CLI = [sys.executable, "-m", "aistor_lab.workbench.cli"]
 SEED_SCHEMA = ('{"type":"struct","fields":[{"id":1,"name":"id","type":"long","required":true},'
                '{"id":2,"name":"name","type":"string","required":false}]}')
 EMPLOYEES = pd.DataFrame({

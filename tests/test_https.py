@@ -34,13 +34,13 @@ from cryptography import x509
 from deltalake import write_deltalake
 
 from aistor_lab import tls
-from aistor_lab.client import AIStorClient, ServiceConfig, ServiceUnreachable
-from aistor_lab.jupyter import AIStorLabApp, kernel_environment
-from aistor_lab.process import ServiceProcess
 from aistor_lab.settings import Settings
 from aistor_lab.sharing.service import sharing_endpoint
-from aistor_lab.spark import Service, spark_conf
-from aistor_lab.sparkjars import ensure_kit
+from aistor_lab.workbench.client import AIStorClient, ServiceConfig, ServiceUnreachable
+from aistor_lab.workbench.jupyter.extension import AIStorLabApp, kernel_environment
+from aistor_lab.workbench.jupyter.process import ServiceProcess
+from aistor_lab.workbench.spark import Service, spark_conf
+from aistor_lab.workbench.spark.jars import ensure_kit
 
 from .conftest import ROOT_PASSWORD, ROOT_USER, seed_catalog_properties
 
@@ -280,7 +280,7 @@ def test_pyiceberg_with_the_seed_configuration(tls_server, kernel_env):
         import boto3, pyarrow as pa
         from botocore.config import Config
         from pyiceberg.catalog import load_catalog
-        from aistor_lab.client import AIStorClient
+        from aistor_lab.workbench.client import AIStorClient
 
         health = AIStorClient.from_env().health()
         catalog = load_catalog("aistor", **json.loads(os.environ["SEED_PROPERTIES"]))
@@ -338,7 +338,7 @@ def test_spark_over_https(tls_server, tls_s3, admin, trust, kernel_env):
     tls_s3.put_object(Bucket="tls-files", Key="hello.txt", Body=b"hello over tls\n")
     result = run_python("""
         import json
-        from aistor_lab import spark as aistor_spark
+        from aistor_lab.workbench import spark as aistor_spark
 
         spark = aistor_spark.session(master="local[1]", **{"spark.ui.enabled": "false",
             "spark.sql.shuffle.partitions": "1", "spark.ui.showConsoleProgress": "false"})

@@ -24,7 +24,7 @@ from deltalake import write_deltalake
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aistor_lab.store.local_index import INDEX_FILE
+from aistor_lab.store.local.index import INDEX_FILE
 
 from .conftest import admin_call, catalog_call, make_s3_client, service_with, signed_call
 from .sharing_support import create_share, create_token, storage_options

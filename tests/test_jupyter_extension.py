@@ -24,9 +24,9 @@ from deltalake import write_deltalake
 from pytest_jupyter.jupyter_server import *
 from tornado.httpclient import HTTPClientError
 
-from aistor_lab.client import AIStorClient, ServiceConfig, ServiceError, load_catalog
-from aistor_lab.jupyter import kernel_environment
-from aistor_lab.process import free_port
+from aistor_lab.workbench.client import AIStorClient, ServiceConfig, ServiceError, load_catalog
+from aistor_lab.workbench.jupyter.extension import kernel_environment
+from aistor_lab.workbench.jupyter.process import free_port
 
 EXPORTED = list(kernel_environment(ServiceConfig("http://x", "a", "b")))
 API_ROUTES = [
@@ -196,7 +196,7 @@ def test_kernels_see_the_service(extension, jp_serverapp, run):
     code = """
 %load_ext aistor_lab
 import os, json
-from aistor_lab.client import load_catalog
+from aistor_lab.workbench.client import load_catalog
 warehouses = %aistor warehouse list --json
 namespaces = list(load_catalog().list_namespaces())
 print(json.dumps({"endpoint": os.environ["AISTOR_ENDPOINT"], "warehouses": warehouses, "namespaces": namespaces}))

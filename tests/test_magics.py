@@ -18,9 +18,9 @@ from deltalake import write_deltalake
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from aistor_lab.client import AIStorClient, ServiceConfig
-from aistor_lab.magics import AIStorMagicError
-from aistor_lab.process import free_port
+from aistor_lab.workbench.client import AIStorClient, ServiceConfig
+from aistor_lab.workbench.jupyter.process import free_port
+from aistor_lab.workbench.magics import AIStorMagicError
 
 from .conftest import ROOT_PASSWORD, ROOT_USER
 
@@ -222,7 +222,7 @@ def test_spark_binds_a_session(server, warehouse, tmp_path):
     """In a shell of its own process: Spark keeps one session (and one JVM) per process, which must not
     leak into other tests."""
     pytest.importorskip("pyspark")
-    from aistor_lab.sparkjars import ensure_kit
+    from aistor_lab.workbench.spark.jars import ensure_kit
 
     ensure_kit()
     script = textwrap.dedent("""

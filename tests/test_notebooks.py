@@ -18,9 +18,9 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from aistor_lab.client import AIStorClient, ServiceConfig
-from aistor_lab.jupyter import AIStorLabApp, kernel_environment
-from aistor_lab.process import ServiceProcess
+from aistor_lab.workbench.client import AIStorClient, ServiceConfig
+from aistor_lab.workbench.jupyter.extension import AIStorLabApp, kernel_environment
+from aistor_lab.workbench.jupyter.process import ServiceProcess
 
 from .conftest import ROOT_PASSWORD, ROOT_USER
 

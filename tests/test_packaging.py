@@ -21,7 +21,7 @@ from IPython.core.inputtransformer2 import TransformerManager
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from aistor_lab.process import ServiceProcess
+from aistor_lab.workbench.jupyter.process import ServiceProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -160,7 +160,7 @@ def test_the_server_stops_when_its_supervisor_is_killed(tmp_path):
     supervisor = subprocess.Popen(
         [sys.executable, "-c", (
             "import sys, time\n"
-            "from aistor_lab.process import ServiceProcess\n"
+            "from aistor_lab.workbench.jupyter.process import ServiceProcess\n"
             "service = ServiceProcess(sys.argv[1], log_path=sys.argv[2]).start()\n"
             "print(service.proc.pid, service.port, flush=True)\n"
             "time.sleep(600)\n"

@@ -30,7 +30,7 @@ from pyiceberg.catalog import load_catalog
 from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField
 
-from aistor_lab.small_body import BODY_LIMIT, UNVERIFIED_LIMIT_PER_CLIENT
+from aistor_lab.http.small_body import BODY_LIMIT, UNVERIFIED_LIMIT_PER_CLIENT
 
 from .conftest import (
     ROOT_PASSWORD,

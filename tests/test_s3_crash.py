@@ -11,7 +11,7 @@ import time
 from boto3.s3.transfer import TransferConfig
 from botocore.exceptions import BotoCoreError, ClientError
 
-from aistor_lab.process import ServiceProcess
+from aistor_lab.workbench.jupyter.process import ServiceProcess
 
 from .conftest import make_s3_client
 

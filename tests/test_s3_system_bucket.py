@@ -17,7 +17,7 @@ from botocore.exceptions import ClientError
 
 from aistor_lab.iam import IAM
 from aistor_lab.store import SYSTEM_BUCKET, LocalStore
-from aistor_lab.store.local_index import INDEX_FILE, Index
+from aistor_lab.store.local.index import INDEX_FILE, Index
 
 from .conftest import (
     ROOT_PASSWORD,

@@ -12,9 +12,15 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable
 
-from aistor_lab.client import AIStorClient, AIStorError, ServiceConfig, delta_storage_options, load_catalog
-from aistor_lab.process import ServiceProcess, free_port
-from aistor_lab.sample_data import TPCH_TABLES, default_data_dir, load, read_tpch_table
+from aistor_lab.workbench.client import (
+    AIStorClient,
+    AIStorError,
+    ServiceConfig,
+    delta_storage_options,
+    load_catalog,
+)
+from aistor_lab.workbench.jupyter.process import ServiceProcess, free_port
+from aistor_lab.workbench.sample_data import TPCH_TABLES, default_data_dir, load, read_tpch_table
 
 from .conftest import ROOT_PASSWORD, ROOT_USER
 

@@ -24,10 +24,10 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField
 
 from aistor_lab.iam import IAM
-from aistor_lab.iam.documents import DocumentStore
-from aistor_lab.iam.keyring import Keyring
-from aistor_lab.process import ServiceProcess, free_port
 from aistor_lab.store import SYSTEM_BUCKET, LocalStore
+from aistor_lab.store.documents import DocumentStore
+from aistor_lab.store.keyring import Keyring
+from aistor_lab.workbench.jupyter.process import ServiceProcess, free_port
 
 from .conftest import (
     ROOT_PASSWORD,

@@ -13,7 +13,7 @@ import requests
 from deltalake import write_deltalake
 from requests.exceptions import HTTPError
 
-from aistor_lab.process import ServiceProcess
+from aistor_lab.workbench.jupyter.process import ServiceProcess
 
 from .conftest import admin_call, make_s3_client
 from .sharing_support import (

@@ -22,8 +22,8 @@ from deltalake import write_deltalake
 from pyiceberg.catalog import load_catalog
 from pyspark.errors import AnalysisException
 
-from aistor_lab import spark as aistor_spark
-from aistor_lab.sparkjars import ensure_kit
+from aistor_lab.workbench import spark as aistor_spark
+from aistor_lab.workbench.spark.jars import ensure_kit
 
 from .conftest import ROOT_PASSWORD, ROOT_USER, catalog_call, seed_catalog_properties
 from .sharing_support import share_profile, storage_options

@@ -13,11 +13,11 @@ import zipfile
 
 import pytest
 
-from aistor_lab.sparkjars import KitError, ensure_kit, verify_kit
-from aistor_lab.sparkjars.classfile import ClassFileError, rewrite_utf8_constants, utf8_constants
-from aistor_lab.sparkjars.kit import MANIFEST, RELOCATED_JAR
-from aistor_lab.sparkjars.relocate import Relocation, relocate_jar
-from aistor_lab.sparkjars.sources import Archive
+from aistor_lab.workbench.spark.jars import KitError, ensure_kit, verify_kit
+from aistor_lab.workbench.spark.jars.classfile import ClassFileError, rewrite_utf8_constants, utf8_constants
+from aistor_lab.workbench.spark.jars.kit import MANIFEST, RELOCATED_JAR
+from aistor_lab.workbench.spark.jars.relocate import Relocation, relocate_jar
+from aistor_lab.workbench.spark.jars.sources import Archive
 
 GREETER = """
 package smfs.shaded.demo;

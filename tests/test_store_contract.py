@@ -37,10 +37,10 @@ from aistor_lab.store import (
     ObjectStore,
     PreconditionFailed,
     WriteCondition,
-    local,
 )
 from aistor_lab.store.local import LocalStore
-from aistor_lab.store.local_files import OBJECTS_DIR
+from aistor_lab.store.local import store as local_store
+from aistor_lab.store.local.files import OBJECTS_DIR
 from aistor_lab.store.remote import RemoteS3Store
 
 from .conftest import ROOT_PASSWORD, ROOT_USER
@@ -710,7 +710,7 @@ def test_list_multipart_uploads(store, bucket):
 
 # -- local backend specifics ------------------------------------------------------------------
 def test_local_multipart_object_of_many_part_files_is_merged_into_one(tmp_path, monkeypatch):
-    monkeypatch.setattr(local, "MAX_FILES_PER_OBJECT", 2)
+    monkeypatch.setattr(local_store, "MAX_FILES_PER_OBJECT", 2)
     store = LocalStore(tmp_path / "store")
     try:
         store.create_bucket("b")
@@ -733,9 +733,8 @@ _WRITER = """
 import json, sys
 from pathlib import Path
 from aistor_lab.store import PreconditionFailed, WriteCondition
-from aistor_lab.store import local
 from aistor_lab.store.local import LocalStore
-from aistor_lab.store.local_files import OBJECTS_DIR
+from aistor_lab.store.local.files import OBJECTS_DIR
 
 data_dir, writer, rounds = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 store = LocalStore(data_dir)

@@ -19,8 +19,8 @@ from contextlib import closing
 from pathlib import Path
 
 from aistor_lab.store.local import LocalStore
-from aistor_lab.store.local_files import OBJECTS_DIR, OWNERS_DIR, TMP_DIR
-from aistor_lab.store.local_index import INDEX_FILE, load_segments
+from aistor_lab.store.local.files import OBJECTS_DIR, OWNERS_DIR, TMP_DIR
+from aistor_lab.store.local.index import INDEX_FILE, load_segments
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

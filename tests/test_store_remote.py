@@ -90,7 +90,7 @@ def test_remote_errors_keep_their_s3_code(server):
 
 def test_server_in_front_of_a_remote_store(server, tmp_path):
     """A second aistor-lab server keeps everything in the first one: the scale-out setup."""
-    from aistor_lab.process import ServiceProcess
+    from aistor_lab.workbench.jupyter.process import ServiceProcess
 
     front = ServiceProcess(tmp_path / "front", env={"AISTOR_STORE_ENDPOINT": server.endpoint},
                            log_path=tmp_path / "front.log")

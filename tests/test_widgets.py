@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 from deltalake import write_deltalake
 
-from aistor_lab.client import AIStorClient, ServiceConfig
-from aistor_lab.widgets import ShareWidget, TokenWidget
+from aistor_lab.workbench.client import AIStorClient, ServiceConfig
+from aistor_lab.workbench.widgets import ShareWidget, TokenWidget
 
 from .conftest import ROOT_PASSWORD, ROOT_USER
 

@@ -30,9 +30,9 @@ from typing import Any
 from tornado.ioloop import IOLoop
 
 from ..auth import AuthError, StagedVerification
+from ..common.json_input import JSONInputError, json_type, parse_object
+from ..http.small_body import BodyRefused, SmallBodyHandler
 from ..iam import ADMIN_RESOURCE, ENABLED, IAMError, InvalidArgument, MalformedPolicy
-from ..json_input import JSONInputError, json_type, parse_object
-from ..small_body import BodyRefused, SmallBodyHandler
 
 PREFIX = "/_aistor/admin/v1"
 
@@ -101,7 +101,7 @@ class AdminHandler(SmallBodyHandler):
         return self._verification.access_key
 
     async def admit(self) -> None:
-        """The signature's headers, before the body is read (small_body.py)."""
+        """The signature's headers, before the body is read (http/small_body.py)."""
         request = self.request
         try:
             self._verification = await self._in_pool(

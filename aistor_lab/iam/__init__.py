@@ -6,8 +6,8 @@ their aliases; ``policy`` is the grammar and evaluator; ``users`` the service, k
 the object store's system bucket. ``sessions`` (temporary S3 credentials, as the catalog vends them)
 and ``bearer`` (the catalog's OAuth2 tokens) are stateless tokens sealed by ``tokens`` under a key in
 that bucket; ``IAM.sessions`` and ``IAM.bearer_tokens``.
-``keyring`` seals the secrets kept in that bucket (user secret keys, that key) under a master key
-that is not in it.
+The secrets kept in that bucket (user secret keys, that key) are sealed by ``store.keyring`` under a
+master key that is not in it.
 """
 
 from .arns import ADMIN_RESOURCE, ALL_BUCKETS, s3_arn, table_arn, warehouse_arn

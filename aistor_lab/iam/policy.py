@@ -27,7 +27,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from .. import json_input
+from ..common import json_input
 from .actions import is_known, request_names
 from .conditions import Condition, parse_conditions
 from .errors import MalformedPolicy

@@ -1,7 +1,7 @@
 """Sealed tokens: small JSON claims encrypted and authenticated with AES-GCM under one server key.
 
 The key is made once and kept in the object store's system bucket (``iam/keys/tokens.json``),
-itself sealed under the master key (keyring.py), so every server process sharing the store opens
+itself sealed under the master key (store/keyring.py), so every server process sharing the store opens
 what any of them sealed, nothing is stored per token, and a copy of the store alone opens nothing.
 Each kind of token seals with its own ``purpose`` as associated data: a token of one kind never
 opens as another (a session token is no bearer token).
@@ -21,9 +21,9 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from ..store.base import ObjectStore
+from ..store.documents import DocumentStore, SealedDocumentError
 from ..store.errors import NoSuchKey, PreconditionFailed
-from .documents import DocumentStore, SealedDocumentError
-from .keyring import Keyring
+from ..store.keyring import Keyring
 
 log = logging.getLogger(__name__)
 

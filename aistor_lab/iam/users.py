@@ -11,7 +11,7 @@ Rules:
 - The root user (from settings) may do everything; it is not a stored user and cannot be changed.
 - Access keys: 3-128 characters of ``A-Z a-z 0-9 _ . @ + = -``. Secret keys: 8-128 printable
   ASCII characters without spaces. SigV4 verification needs the secrets themselves, so they are
-  kept sealed under the master key (keyring.py), which is not in the store; they are never
+  kept sealed under the master key (store/keyring.py), which is not in the store; they are never
   returned by the management methods. A user whose secret does not open is unknown (and logged).
 - A named policy is deleted only when no user has it attached (else PolicyInUse). Attaching a
   policy that is attached, or detaching one that is not, changes nothing and is not an error.
@@ -27,12 +27,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from ..store.base import ObjectStore
+from ..store.cache import TTLCache
+from ..store.documents import DocumentStore
 from ..store.errors import NoSuchKey, PreconditionFailed
+from ..store.keyring import Keyring
 from ..store.types import SYSTEM_BUCKET
 from .bearer import BearerTokens
 from .builtin import BUILTIN_POLICIES
-from .cache import TTLCache
-from .documents import DocumentStore
 from .errors import (
     IAMError,
     InvalidArgument,
@@ -42,7 +43,6 @@ from .errors import (
     PolicyInUse,
     UserAlreadyExists,
 )
-from .keyring import Keyring
 from .policy import Policy, RequestContext, is_allowed
 from .sessions import Sessions
 from .tokens import TokenSealer

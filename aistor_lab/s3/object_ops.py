@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..limits import StallWatch
+from ..http.limits import StallWatch
 from ..store import NoSuchKey, ObjectInfo
 from .checksums import HEADER_PREFIX
 from .conditions import check_read_preconditions, parse_range, write_condition

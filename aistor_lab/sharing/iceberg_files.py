@@ -23,9 +23,9 @@ from pyiceberg.avro.file import AvroFile
 from pyiceberg.manifest import MANIFEST_ENTRY_SCHEMAS, ManifestFile, read_manifest_list
 from pyiceberg.typedef import Record
 
+from ..common.bytes_input import BytesInputFile
 from ..store import NoSuchBucket, NoSuchKey, ObjectStore, PreconditionFailed, WriteCondition
 from ..store.locations import Scope
-from ..tables.bytes_input import BytesInputFile
 from ..tables.cache import LruCache
 from ..tables.documents import split_location
 from .errors import InternalError

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from ..auth.oauth2 import CLIENT_CREDENTIALS, OAuthError, client_credentials, token_request_form
-from ..iam.documents import DocumentStore
 from ..store.base import ObjectStore
+from ..store.documents import DocumentStore
 from .errors import InvalidParameter, NotFound
 from .shares import Share, ShareRegistry
 from .tokens import OAUTH, TokenRegistry, iso_time, secret_hash

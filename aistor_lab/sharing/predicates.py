@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .. import json_input
+from ..common import json_input
 from .source import FileAction
 
 TRUE, FALSE, UNKNOWN = True, False, None

@@ -20,8 +20,8 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from ..iam.documents import DocumentStore
 from ..store.base import ObjectStore
+from ..store.documents import DocumentStore
 from ..store.errors import PreconditionFailed
 from ..store.locations import has_dot_segments
 from .errors import AlreadyExists, InvalidParameter, NotFound

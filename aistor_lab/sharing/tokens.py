@@ -18,9 +18,9 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from ..iam.cache import TTLCache
-from ..iam.documents import DocumentStore
 from ..store.base import ObjectStore
+from ..store.cache import TTLCache
+from ..store.documents import DocumentStore
 from .errors import InvalidParameter, NotFound, Unauthenticated
 from .shares import Share
 

@@ -1,6 +1,6 @@
 """The shapes of the catalog's request bodies, as the REST spec's request schemas give them: every
 field of the right JSON type at every level, names and identifiers valid, before a request is
-authorized or acted on (handlers.py checks the body first). What a shape cannot say (a schema that
+authorized or acted on (api/handlers.py checks the body first). What a shape cannot say (a schema that
 fits the table, a requirement that holds) is checked where the body is applied.
 
 Optional fields may be absent or null; unknown fields are ignored, as the spec allows.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NoReturn
 
-from ..json_input import json_type
+from ..common.json_input import json_type
 from . import schemas
 from .errors import BadRequestException
 from .names import check_name, check_namespace, check_warehouse_name

@@ -1,11 +1,11 @@
 """Table metadata files the catalog did not write: the file a client registers. Any writer of the
-warehouse may have put anything there, so it is read as strictly as a request body (json_input.py)
+warehouse may have put anything there, so it is read as strictly as a request body (common/json_input.py)
 and checked in every part the catalog relies on when it later loads or commits the table; what does
 not hold is a BadRequestException, never a failure of the catalog itself."""
 
 from __future__ import annotations
 
-from .. import json_input
+from ..common import json_input
 from . import bodies, partitioning, schemas
 from .errors import BadRequestException
 from .table_metadata import by_id, normalize, referenced_snapshots, serialize

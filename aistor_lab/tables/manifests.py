@@ -23,7 +23,7 @@ def read_manifest_list(location: str, data: bytes) -> list[ManifestSummary]:
     from pyiceberg.manifest import MANIFEST_LIST_FILE_SCHEMAS
     from pyiceberg.typedef import Record
 
-    from .bytes_input import BytesInputFile
+    from ..common.bytes_input import BytesInputFile
 
     schema = MANIFEST_LIST_FILE_SCHEMAS[max(MANIFEST_LIST_FILE_SCHEMAS)]  # the newest: has first_row_id
     at = {field.name: i for i, field in enumerate(schema.fields)}

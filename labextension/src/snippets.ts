@@ -55,7 +55,7 @@ export function snippetKinds(node: ITreeNode): SnippetKind[] {
 }
 
 function pyiceberg(node: ITreeNode): string {
-  const head = ['from aistor_lab.client import load_catalog', '', `catalog = load_catalog(${py(node.warehouse!)})`];
+  const head = ['from aistor_lab.workbench.client import load_catalog', '', `catalog = load_catalog(${py(node.warehouse!)})`];
   if (node.kind === 'table') {
     return [
       ...head,
@@ -73,14 +73,14 @@ function pyiceberg(node: ITreeNode): string {
 function spark(node: ITreeNode): string {
   if (node.kind === 'shared-table') {
     return [
-      'from aistor_lab.spark import delta_sharing_table, session',
+      'from aistor_lab.workbench.spark import delta_sharing_table, session',
       '',
       'spark = session()',
       `df = delta_sharing_table(spark, ${py(`profile.share#${node.share}.${node.schema}.${node.label}`)})`,
       'df.show()'
     ].join('\n');
   }
-  const head = ['from aistor_lab.spark import session', '', `spark = session(${py(node.warehouse!)})`];
+  const head = ['from aistor_lab.workbench.spark import session', '', `spark = session(${py(node.warehouse!)})`];
   if (node.kind === 'table' || node.kind === 'view') {
     return [...head, `spark.sql(${py(`SELECT * FROM ${sparkName(node)} LIMIT 10`)}).show()`].join('\n');
   }

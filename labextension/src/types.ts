@@ -1,4 +1,4 @@
-/** The shapes the server extension's API answers (aistor_lab/jupyter.py). */
+/** The shapes the server extension's API answers (aistor_lab/workbench/jupyter/handlers.py and panel.py). */
 
 export interface IStatus {
   mode: 'managed' | 'attached';

@@ -26,7 +26,7 @@ describe('snippets', () => {
   it('reads a table with PyIceberg from the kernel environment', () => {
     expect(snippet(orders, 'pyiceberg')).toBe(
       [
-        'from aistor_lab.client import load_catalog',
+        'from aistor_lab.workbench.client import load_catalog',
         '',
         'catalog = load_catalog("analytics")',
         'table = catalog.load_table("sales.orders")',

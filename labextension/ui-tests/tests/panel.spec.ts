@@ -60,7 +60,7 @@ test('the panel browses and acts on what the service holds', async ({ page }, te
       1,
       [
         'import pyarrow as pa',
-        'from aistor_lab.client import load_catalog',
+        'from aistor_lab.workbench.client import load_catalog',
         `orders = load_catalog("${WAREHOUSE}").load_table("sales.orders")`,
         'rows = {"id": [1, 2, 3], "customer": ["ada", "bob", "cyd"]}',
         'orders.append(pa.table(rows, schema=orders.schema().as_arrow()))',

@@ -1,0 +1,158 @@
+"""Builds and runs the one HTTP server: S3 at /, the Iceberg REST catalog at /_iceberg, admin and
+health at /_aistor. One process, one port, several APIs, as AIStor does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from tornado.web import Application
+
+from ..admin import iam_handlers
+from ..admin import sharing_handlers as sharing_admin_handlers
+from ..http.limits import (
+    DEFAULT_BODY_LIMIT,
+    MAX_HEADER_SIZE,
+    LimitedHTTPServer,
+    connection_allowance,
+    keep_alive_hint,
+)
+from ..iam import IAM
+from ..s3 import S3Handler
+from ..s3.protection import TableGuard
+from ..settings import Settings
+from ..sharing import SharingService
+from ..sharing.api import handlers as sharing_handlers
+from ..store import LocalStore, ObjectStore, RemoteS3Store
+from ..tables import Catalog
+from ..tables.api import handlers as catalog_handlers
+from ..tls import server_context
+from .health import ROUTES as HEALTH_ROUTES
+from .health import HealthHandler
+
+log = logging.getLogger("aistor_lab")
+
+# Bigger reads of request bodies mean fewer Python calls per MiB uploaded.
+BODY_CHUNK_SIZE = 512 * 1024
+
+
+@dataclass
+class Services:
+    """What every API handler needs: the settings, the store, the IAM, the catalog, a thread pool."""
+
+    settings: Settings
+    store: ObjectStore
+    iam: IAM
+    catalog: Catalog
+    table_guard: TableGuard
+    executor: ThreadPoolExecutor
+    sharing: SharingService
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.store.close()
+
+
+def open_store(settings: Settings) -> ObjectStore:
+    """The local disk by default; an existing S3 endpoint when one is configured (scale-out:
+    several stateless servers in front of one S3 cluster)."""
+    if not settings.store_endpoint:
+        return LocalStore(settings.data_dir)
+    return RemoteS3Store(
+        settings.store_endpoint,
+        settings.store_access_key or settings.root_user,
+        settings.store_secret_key or settings.root_password,
+        region=settings.store_region,
+        system_bucket=settings.store_system_bucket,
+    )
+
+
+def open_services(settings: Settings) -> Services:
+    store = open_store(settings)
+    # Engines whose AWS SDK needs a region for S3FileIO (Spark with the documented configuration,
+    # which sets none) take it from the catalog's config defaults.
+    catalog = Catalog(store, config_defaults={"client.region": settings.region})
+    return Services(
+        settings=settings,
+        store=store,
+        iam=IAM(store, settings.root_user, settings.root_password, kms_key=settings.kms_key),
+        catalog=catalog,
+        table_guard=TableGuard(catalog, store),
+        executor=ThreadPoolExecutor(max_workers=16, thread_name_prefix="store"),
+        sharing=SharingService(store, catalog, settings),
+    )
+
+
+def log_request(handler) -> None:
+    """Log failures only: a line per request costs more than serving a small object."""
+    status = handler.get_status()
+    if status >= 500:
+        log.warning("%d %s %s", status, handler.request.method, handler.request.uri)
+    elif log.isEnabledFor(logging.DEBUG):
+        log.debug("%d %s %s", status, handler.request.method, handler.request.uri)
+
+
+def make_app(services: Services) -> Application:
+    kwargs = {"services": services}
+    routes = [(pattern, HealthHandler, kwargs) for pattern in HEALTH_ROUTES]
+    routes += sharing_admin_handlers.routes(services)  # before the IAM API's catch-all
+    routes += iam_handlers.routes(services)
+    routes += catalog_handlers.routes(services)
+    routes += sharing_handlers.routes(services)
+    routes.append((r"/.*", S3Handler, kwargs))
+    return Application(routes, compress_response=False, log_function=log_request,
+                       transforms=[keep_alive_hint(services.settings.header_timeout_seconds)])
+
+
+async def watch_parent(parent_pid: int, stopping: asyncio.Event, interval: float = 1.0) -> None:
+    """Sets ``stopping`` once ``parent_pid`` is no longer our parent (it died and we were re-parented)."""
+    while not stopping.is_set():
+        if os.getppid() != parent_pid:
+            log.warning("parent process %d is gone; stopping", parent_pid)
+            stopping.set()
+            return
+        await asyncio.sleep(interval)
+
+
+async def serve(settings: Settings, ready=None) -> None:
+    """Serve until SIGTERM, SIGINT or the death of ``settings.parent_pid``, then stop accepting, finish,
+    and close the store. With a certs directory every API is served over TLS only
+    (tls.CertificateError when its files do not do)."""
+    ssl_context = server_context(settings.certs_dir) if settings.certs_dir else None
+    services = open_services(settings)
+    server = LimitedHTTPServer(
+        make_app(services),
+        ssl_options=ssl_context,
+        max_body_size=DEFAULT_BODY_LIMIT,
+        body_timeout=settings.body_timeout_seconds,
+        max_header_size=MAX_HEADER_SIZE,
+        # tornado's header timeout: from the moment a connection waits for a request to its last header.
+        idle_connection_timeout=settings.header_timeout_seconds,
+        chunk_size=BODY_CHUNK_SIZE,
+        max_connections=connection_allowance(settings.max_connections),
+        max_connections_per_client=settings.max_connections_per_client,
+    )
+    server.listen(settings.port, settings.host)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    watching = asyncio.create_task(watch_parent(settings.parent_pid, stopping)) if settings.parent_pid else None
+    log.info("aistor-lab serving S3 at %s (data in %s)", settings.endpoint, settings.store_endpoint or settings.data_dir)
+    if ready is not None:
+        ready(settings)
+    await stopping.wait()
+    log.info("aistor-lab stopping")
+    if watching is not None:
+        watching.cancel()
+    server.stop()
+    try:
+        await asyncio.wait_for(server.close_all_connections(), timeout=5)
+    except TimeoutError:
+        log.warning("connections still open after 5 s; closing anyway")
+    services.close()

@@ -1,0 +1,6 @@
+"""The backend in front of an existing S3-compatible endpoint (store.py says how the interface maps
+onto S3; wire.py translates headers and errors)."""
+
+from .store import RemoteS3Store
+
+__all__ = ["RemoteS3Store"]

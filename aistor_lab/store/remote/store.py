@@ -1,0 +1,789 @@
+"""``RemoteS3Store``: the store interface on top of an existing S3-compatible endpoint.
+
+With it, the catalog and sharing services run as stateless processes in front of an S3 cluster:
+every object, upload and bucket lives in the remote; nothing is kept here between calls.
+
+How the interface maps onto S3, where the mapping is not one to one:
+
+- ``SYSTEM_BUCKET`` (not a valid S3 name) is the remote bucket ``system_bucket``, created when
+  absent and hidden from ``list_buckets``; ``is_system_bucket`` also holds for the client name
+  that would reach it. Other names get ``bucket_prefix`` in front, so several deployments can
+  share one cluster.
+- Write conditions become ``If-Match``/``If-None-Match`` on PutObject, CopyObject and
+  CompleteMultipartUpload, and ``If-Match`` on DeleteObject: the remote decides them atomically,
+  so it must honour conditional writes, as aistor-lab and AWS S3 do. botocore retries a request
+  whose answer was lost; a retried conditional write can then fail on its own first attempt.
+- The ObjectInfo a write returns is read back with a HEAD pinned (``If-Match``) to the ETag the
+  write answered, so size, ETag and last-modified are the remote's own.
+- An ObjectHandle sends ``If-Match`` with the ETag it was opened with on every read: an object
+  replaced or deleted after it was opened fails those reads with PreconditionFailed rather than
+  mixing two versions (a remote without versioning keeps no old bytes to read).
+- Flexible checksums travel as S3's own (``x-amz-checksum-*``), not as metadata, because parts can
+  carry nothing else: one per write is passed (AWS takes one per request), the remote verifies it,
+  and they are read back with ``ChecksumMode=ENABLED``; what the remote keeps is what ObjectInfo
+  shows. The remote computes a multipart object's composite checksum from its parts' checksums.
+- Listings come from ListObjectsV2 and carry key, size, ETag and last-modified only, as S3's do.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from typing import IO, Any, TypeVar
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+from botocore.response import StreamingBody
+
+from ..base import ObjectHandle, ObjectStore, Staging
+from ..errors import (
+    BucketAlreadyOwnedByYou,
+    BucketNotEmpty,
+    NoSuchBucket,
+    NoSuchKey,
+    NoSuchUpload,
+    PreconditionFailed,
+    StoreError,
+)
+from ..types import (
+    MAX_PART_NUMBER,
+    MAX_PART_SIZE,
+    MIN_PART_SIZE,
+    SYSTEM_BUCKET,
+    BucketInfo,
+    ListPage,
+    ObjectInfo,
+    PartInfo,
+    PartsPage,
+    UploadInfo,
+    UploadsPage,
+    WriteCondition,
+)
+from .wire import (
+    CHECKSUM_MEMBERS,
+    DEFAULT_CONTENT_TYPE,
+    RemoteError,
+    attribute_params,
+    checksum_params,
+    checksums_of,
+    condition_params,
+    listed_object_info,
+    modified_time,
+    object_info,
+    parts_count,
+    quote_etag,
+    response_date,
+    store_error,
+    strip_etag,
+)
+
+T = TypeVar("T")
+
+# Staged bytes stay in memory up to this size, then spill to a temp file.
+SPOOL_MEMORY_BYTES = 8 * 1024 * 1024
+# The server's thread pool and a few service threads share one client; more connections than
+# threads means no thread waits for a pooled connection.
+MAX_POOL_CONNECTIONS = 64
+# How often a copy is retried when its source is replaced between our HEAD and the copy.
+COPY_ATTEMPTS = 3
+# The greatest character: ``prefix + LAST_CHAR`` sorts after (almost) every key under prefix.
+LAST_CHAR = "\U0010ffff"
+
+
+class SpooledStaging(Staging):
+    """Bytes in memory up to a limit, then in a temp file, with their size and MD5."""
+
+    def __init__(self, max_memory: int = SPOOL_MEMORY_BYTES):
+        # Open for the staging's whole life; discard() closes it.
+        self.file = tempfile.SpooledTemporaryFile(max_size=max_memory)  # noqa: SIM115
+        self._md5 = hashlib.md5()
+        self._size = 0
+
+    def write(self, data: bytes | memoryview) -> None:
+        self._size += self.file.write(data)
+        self._md5.update(data)
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def md5_hex(self) -> str:
+        return self._md5.hexdigest()
+
+    def md5_base64(self) -> str:
+        """The Content-MD5 header value, so the remote checks what it received."""
+        return base64.b64encode(self._md5.digest()).decode()
+
+    def rewound(self) -> IO[bytes]:
+        self.file.seek(0)
+        return self.file
+
+    def discard(self) -> None:
+        self.file.close()
+
+
+class RemoteObjectHandle(ObjectHandle):
+    """An object as it was when opened; reads fail with PreconditionFailed once it has changed."""
+
+    def __init__(self, store: RemoteS3Store, info: ObjectInfo):
+        self._store = store
+        self.info = info
+
+    def iter_range(
+        self, start: int = 0, end: int | None = None, chunk_size: int = 1 << 20
+    ) -> Iterator[bytes]:
+        end = self.info.size if end is None else min(end, self.info.size)
+        if start >= end:
+            return
+        body = self._store._read_range(self.info, start, end)
+        with self._store._errors(), body:
+            yield from body.iter_chunks(chunk_size)
+
+    def close(self) -> None:
+        """Nothing to release: each read opens and closes its own response."""
+
+
+class RemoteS3Store(ObjectStore):
+    """An ObjectStore whose buckets and objects live in an S3-compatible endpoint."""
+
+    def __init__(
+        self,
+        endpoint_url: str,
+        access_key: str,
+        secret_key: str,
+        *,
+        region: str = "us-east-1",
+        system_bucket: str = "aistor-system",
+        bucket_prefix: str = "",
+        multipart_threshold: int = MAX_PART_SIZE,
+    ):
+        """``multipart_threshold``: objects bigger than this are written with a multipart upload
+        (their ETag then ends in ``-N``); the default is the biggest single PUT S3 accepts."""
+        self._endpoint_url = endpoint_url
+        self._region = region
+        self._system_bucket = system_bucket
+        self._bucket_prefix = bucket_prefix
+        self._multipart_threshold = multipart_threshold
+        # Clients are thread-safe; sessions are not, hence a private session to make it.
+        self._client = boto3.session.Session().client(
+            "s3",
+            endpoint_url=endpoint_url,
+            aws_access_key_id=access_key,
+            aws_secret_access_key=secret_key,
+            region_name=region,
+            config=Config(
+                signature_version="s3v4",
+                s3={"addressing_style": "path"},
+                retries={"mode": "standard", "max_attempts": 4},
+                max_pool_connections=MAX_POOL_CONNECTIONS,
+                connect_timeout=10,
+                read_timeout=120,
+                # We pass Content-MD5 and the caller's checksums ourselves; computing more would
+                # read every staged body twice.
+                request_checksum_calculation="when_required",
+                response_checksum_validation="when_required",
+            ),
+        )
+        if self._find_bucket(system_bucket) is None:
+            self._create_remote_bucket(system_bucket)
+
+    def close(self) -> None:
+        self._client.close()
+
+    # -- calls and names -------------------------------------------------------------------
+    @contextmanager
+    def _errors(self, missing: type[StoreError] = NoSuchKey) -> Iterator[None]:
+        """Translate botocore errors into store errors; ``missing`` is what a bare 404 means."""
+        try:
+            yield
+        except ClientError as error:
+            raise store_error(error, missing) from error
+        except BotoCoreError as error:
+            raise StoreError(f"remote S3 endpoint {self._endpoint_url}: {error}") from error
+
+    def _call(self, operation: str, missing: type[StoreError] = NoSuchKey, **params: Any) -> dict[str, Any]:
+        with self._errors(missing):
+            return getattr(self._client, operation)(**params)
+
+    def is_system_bucket(self, name: str) -> bool:
+        # The remote system bucket is an ordinary bucket on the cluster: hide every name reaching it.
+        return name == SYSTEM_BUCKET or self._bucket_prefix + name == self._system_bucket
+
+    def _remote(self, bucket: str) -> str:
+        if bucket == SYSTEM_BUCKET:
+            return self._system_bucket
+        name = self._bucket_prefix + bucket
+        if name == self._system_bucket:
+            raise RemoteError("InvalidBucketName", f"The bucket name {bucket!r} is reserved by this server.")
+        return name
+
+    # -- buckets ---------------------------------------------------------------------------
+    def _remote_buckets(self, prefix: str) -> Iterator[dict[str, Any]]:
+        params: dict[str, Any] = {"Prefix": prefix} if prefix else {}
+        while True:
+            response = self._call("list_buckets", **params)
+            # Remotes that ignore Prefix list everything; filter here too.
+            yield from (entry for entry in response.get("Buckets", []) if entry["Name"].startswith(prefix))
+            if not response.get("ContinuationToken"):
+                return
+            params["ContinuationToken"] = response["ContinuationToken"]
+
+    def _find_bucket(self, remote: str) -> dict[str, Any] | None:
+        return next((entry for entry in self._remote_buckets(remote) if entry["Name"] == remote), None)
+
+    def _create_remote_bucket(self, remote: str) -> None:
+        params = {}
+        if self._region != "us-east-1":
+            params["CreateBucketConfiguration"] = {"LocationConstraint": self._region}
+        self._call("create_bucket", Bucket=remote, **params)
+
+    def create_bucket(self, name: str) -> BucketInfo:
+        remote = self._remote(name)
+        # S3 in us-east-1 answers 200 to creating a bucket one already owns, so look first.
+        if self._find_bucket(remote) is not None:
+            raise BucketAlreadyOwnedByYou()
+        self._create_remote_bucket(remote)
+        return self.get_bucket(name)
+
+    def delete_bucket(self, name: str) -> None:
+        remote = self._remote(name)
+        uploads = self._call("list_multipart_uploads", missing=NoSuchBucket, Bucket=remote, MaxUploads=1)
+        if uploads.get("Uploads"):
+            raise BucketNotEmpty()
+        self._call("delete_bucket", missing=NoSuchBucket, Bucket=remote)
+
+    def get_bucket(self, name: str) -> BucketInfo:
+        found = self._find_bucket(self._remote(name))
+        if found is None:
+            raise NoSuchBucket()
+        return BucketInfo(name, found["CreationDate"].timestamp())
+
+    def list_buckets(self) -> list[BucketInfo]:
+        prefix = self._bucket_prefix
+        buckets = [
+            BucketInfo(entry["Name"][len(prefix) :], entry["CreationDate"].timestamp())
+            for entry in self._remote_buckets(prefix)
+            if entry["Name"] != self._system_bucket
+        ]
+        return sorted(buckets, key=lambda bucket: bucket.name)
+
+    # -- objects ---------------------------------------------------------------------------
+    def stage(self) -> SpooledStaging:
+        return SpooledStaging()
+
+    @staticmethod
+    def _own(data: Staging) -> SpooledStaging:
+        if not isinstance(data, SpooledStaging):
+            raise TypeError("put_object and upload_part take a Staging made by this store's stage()")
+        return data
+
+    def _head(self, bucket: str, key: str, if_match: str | None = None) -> ObjectInfo:
+        remote = self._remote(bucket)
+        condition = {"IfMatch": quote_etag(if_match)} if if_match else {}
+        try:
+            response = self._call("head_object", Bucket=remote, Key=key, ChecksumMode="ENABLED", **condition)
+        except NoSuchKey:
+            # A HEAD answers a bare 404 for a missing bucket too.
+            self._call("head_bucket", missing=NoSuchBucket, Bucket=remote)
+            raise
+        return object_info(bucket, key, response)
+
+    def _info_after_write(self, known: ObjectInfo) -> ObjectInfo:
+        """The remote's ObjectInfo of what we just wrote, or ``known`` (what the write answered)
+        if another writer has already replaced or deleted it."""
+        try:
+            return self._head(known.bucket, known.key, if_match=known.etag)
+        except (PreconditionFailed, NoSuchKey):
+            return known
+
+    def put_object(
+        self,
+        bucket: str,
+        key: str,
+        data: Staging,
+        *,
+        content_type: str | None = None,
+        metadata: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        checksums: dict[str, str] | None = None,
+        condition: WriteCondition | None = None,
+    ) -> ObjectInfo:
+        staging = self._own(data)
+        try:
+            remote = self._remote(bucket)
+            attributes = attribute_params(content_type, metadata, headers)
+            if staging.size > self._multipart_threshold:
+                response = self._put_in_parts(remote, key, staging, attributes, condition)
+            else:
+                response = self._call(
+                    "put_object",
+                    Bucket=remote,
+                    Key=key,
+                    Body=staging.rewound(),
+                    ContentLength=staging.size,
+                    ContentMD5=staging.md5_base64(),
+                    **attributes,
+                    **checksum_params(checksums),
+                    **condition_params(condition),
+                )
+        finally:
+            staging.discard()
+        etag = strip_etag(response["ETag"])
+        known = ObjectInfo(
+            bucket,
+            key,
+            staging.size,
+            etag,
+            response_date(response),
+            content_type or DEFAULT_CONTENT_TYPE,
+            attributes["Metadata"],
+            dict(headers or {}),
+            checksums_of(response),
+            parts_count(etag),
+        )
+        return self._info_after_write(known)
+
+    def _put_in_parts(
+        self,
+        remote: str,
+        key: str,
+        staging: SpooledStaging,
+        attributes: dict[str, Any],
+        condition: WriteCondition | None,
+    ) -> dict[str, Any]:
+        """Upload a staged object too big for one PUT; the condition is checked at completion."""
+        upload_id = self._call("create_multipart_upload", Bucket=remote, Key=key, **attributes)["UploadId"]
+        part_size = max(MIN_PART_SIZE, -(-staging.size // MAX_PART_NUMBER))
+        try:
+            parts = []
+            file = staging.rewound()
+            for number in range(1, -(-staging.size // part_size) + 1):
+                chunk = file.read(part_size)
+                digest = base64.b64encode(hashlib.md5(chunk).digest()).decode()
+                answer = self._call(
+                    "upload_part",
+                    Bucket=remote,
+                    Key=key,
+                    UploadId=upload_id,
+                    PartNumber=number,
+                    Body=chunk,
+                    ContentMD5=digest,
+                )
+                parts.append({"PartNumber": number, "ETag": answer["ETag"]})
+            return self._call(
+                "complete_multipart_upload",
+                Bucket=remote,
+                Key=key,
+                UploadId=upload_id,
+                MultipartUpload={"Parts": parts},
+                **condition_params(condition),
+            )
+        except BaseException:
+            self._abort_quietly(remote, key, upload_id)
+            raise
+
+    def _abort_quietly(self, remote: str, key: str, upload_id: str) -> None:
+        # The write's own error is the one to report; a stray upload only costs space.
+        with suppress(BotoCoreError, ClientError):
+            self._client.abort_multipart_upload(Bucket=remote, Key=key, UploadId=upload_id)
+
+    def get_object_info(self, bucket: str, key: str) -> ObjectInfo:
+        return self._head(bucket, key)
+
+    def open_object(self, bucket: str, key: str) -> RemoteObjectHandle:
+        return RemoteObjectHandle(self, self._head(bucket, key))
+
+    def _read_range(self, info: ObjectInfo, start: int, end: int) -> StreamingBody:
+        """The streaming body of ``[start, end)`` of the object version ``info`` describes."""
+        try:
+            response = self._call(
+                "get_object",
+                Bucket=self._remote(info.bucket),
+                Key=info.key,
+                Range=f"bytes={start}-{end - 1}",
+                IfMatch=quote_etag(info.etag),
+            )
+        except (PreconditionFailed, NoSuchKey):
+            raise PreconditionFailed(
+                f"{info.bucket}/{info.key} was replaced or deleted after it was opened"
+            ) from None
+        return response["Body"]
+
+    def get_bytes(self, bucket: str, key: str) -> tuple[ObjectInfo, bytes]:
+        """One GET rather than a HEAD and a GET: info and bytes come from the same answer."""
+        response = self._call("get_object", Bucket=self._remote(bucket), Key=key, ChecksumMode="ENABLED")
+        with self._errors(), response["Body"] as body:
+            data = body.read()
+        return object_info(bucket, key, response), data
+
+    def delete_object(self, bucket: str, key: str, condition: WriteCondition | None = None) -> bool:
+        remote = self._remote(bucket)
+        if condition and condition.if_none_match is None:
+            # If-Match alone: the remote decides it (If-Match on a missing key is NoSuchKey).
+            self._call("delete_object", Bucket=remote, Key=key, **condition_params(condition))
+            return True
+        # S3 answers a delete the same whether or not the key existed; a HEAD tells. With
+        # If-None-Match (only "*" is meaningful) the delete can only succeed when there is nothing to delete.
+        try:
+            self._head(bucket, key)
+        except NoSuchKey:
+            if condition and condition.if_match is not None:
+                raise
+            return False
+        if condition:
+            raise PreconditionFailed("If-None-Match: the object exists")
+        self._call("delete_object", Bucket=remote, Key=key)
+        return True
+
+    def _with_pinned_source(self, src_bucket: str, src_key: str, copy: Callable[[ObjectInfo], T]) -> T:
+        """Run ``copy(source)`` with the source's current info; the copy sends
+        ``x-amz-copy-source-if-match`` so the info describes exactly the bytes copied. If the
+        source was replaced in between, copy its new version."""
+        for _ in range(COPY_ATTEMPTS):
+            source = self.get_object_info(src_bucket, src_key)
+            try:
+                return copy(source)
+            except PreconditionFailed:
+                if self.get_object_info(src_bucket, src_key).etag == source.etag:
+                    raise  # the source held still: the caller's own condition failed
+        raise PreconditionFailed(f"{src_bucket}/{src_key} kept changing while it was copied")
+
+    def _copy_source(self, bucket: str, key: str, source: ObjectInfo) -> dict[str, Any]:
+        return {
+            "CopySource": {"Bucket": self._remote(bucket), "Key": key},
+            "CopySourceIfMatch": quote_etag(source.etag),
+        }
+
+    def copy_object(
+        self,
+        src_bucket: str,
+        src_key: str,
+        dst_bucket: str,
+        dst_key: str,
+        *,
+        metadata: dict[str, str] | None = None,
+        content_type: str | None = None,
+        headers: dict[str, str] | None = None,
+        condition: WriteCondition | None = None,
+    ) -> ObjectInfo:
+        remote = self._remote(dst_bucket)
+
+        def copy(source: ObjectInfo) -> ObjectInfo:
+            if metadata is None:
+                directive = {"MetadataDirective": "COPY"}
+                kept = (source.content_type, source.metadata, source.headers)
+            else:
+                directive = {
+                    "MetadataDirective": "REPLACE",
+                    **attribute_params(content_type, metadata, headers),
+                }
+                kept = (content_type or DEFAULT_CONTENT_TYPE, directive["Metadata"], dict(headers or {}))
+            response = self._call(
+                "copy_object",
+                Bucket=remote,
+                Key=dst_key,
+                **self._copy_source(src_bucket, src_key, source),
+                **directive,
+                **condition_params(condition),
+            )
+            result = response["CopyObjectResult"]
+            etag = strip_etag(result["ETag"])
+            return ObjectInfo(
+                dst_bucket,
+                dst_key,
+                source.size,
+                etag,
+                modified_time(result["LastModified"]),
+                *kept,
+                checksums=checksums_of(result),
+                parts_count=parts_count(etag),
+            )
+
+        return self._with_pinned_source(src_bucket, src_key, copy)
+
+    def list_objects(
+        self,
+        bucket: str,
+        *,
+        prefix: str = "",
+        delimiter: str = "",
+        start_after: str = "",
+        max_keys: int = 1000,
+    ) -> ListPage:
+        params: dict[str, Any] = {"Bucket": self._remote(bucket), "Prefix": prefix, "StartAfter": start_after}
+        if delimiter:
+            params["Delimiter"] = delimiter
+        skip_under = is_common_prefix(start_after, prefix, delimiter)
+        if skip_under:
+            # Resuming after a common prefix skips its keys. S3 has no "after everything under
+            # this prefix", so start just past it and drop the rare keys beyond (U+10FFFF + more).
+            params["StartAfter"] = start_after + LAST_CHAR
+
+        def wanted(entry: str) -> bool:
+            return not (skip_under and entry.startswith(start_after))
+
+        objects: list[ObjectInfo] = []
+        common: list[str] = []
+        while True:
+            response = self._call(
+                "list_objects_v2",
+                missing=NoSuchBucket,
+                MaxKeys=max_keys - len(objects) - len(common),
+                **params,
+            )
+            objects += [
+                listed_object_info(bucket, entry)
+                for entry in response.get("Contents", [])
+                if wanted(entry["Key"])
+            ]
+            common += [
+                entry["Prefix"] for entry in response.get("CommonPrefixes", []) if wanted(entry["Prefix"])
+            ]
+            truncated = bool(response.get("IsTruncated"))
+            if not truncated or len(objects) + len(common) >= max_keys:
+                break
+            params["ContinuationToken"] = response["NextContinuationToken"]
+        last = max([info.key for info in objects[-1:]] + common[-1:], default=None)
+        return ListPage(objects, common, truncated, last if truncated else None)
+
+    # -- multipart -------------------------------------------------------------------------
+    def create_multipart_upload(
+        self,
+        bucket: str,
+        key: str,
+        *,
+        content_type: str | None = None,
+        metadata: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        checksum_algorithm: str | None = None,
+    ) -> UploadInfo:
+        attributes = attribute_params(content_type, metadata, headers)
+        if checksum_algorithm:
+            attributes["ChecksumAlgorithm"] = checksum_algorithm.upper()
+        response = self._call("create_multipart_upload", Bucket=self._remote(bucket), Key=key, **attributes)
+        return UploadInfo(
+            bucket,
+            key,
+            response["UploadId"],
+            response_date(response),
+            content_type or DEFAULT_CONTENT_TYPE,
+            attributes["Metadata"],
+            dict(headers or {}),
+            checksum_algorithm,
+        )
+
+    def upload_part(
+        self,
+        bucket: str,
+        key: str,
+        upload_id: str,
+        part_number: int,
+        data: Staging,
+        *,
+        checksums: dict[str, str] | None = None,
+    ) -> PartInfo:
+        staging = self._own(data)
+        try:
+            response = self._call(
+                "upload_part",
+                missing=NoSuchUpload,
+                Bucket=self._remote(bucket),
+                Key=key,
+                UploadId=upload_id,
+                PartNumber=part_number,
+                Body=staging.rewound(),
+                ContentLength=staging.size,
+                ContentMD5=staging.md5_base64(),
+                **checksum_params(checksums),
+            )
+        finally:
+            staging.discard()
+        return PartInfo(
+            part_number,
+            strip_etag(response["ETag"]),
+            staging.size,
+            response_date(response),
+            checksums_of(response),
+        )
+
+    def upload_part_copy(
+        self,
+        bucket: str,
+        key: str,
+        upload_id: str,
+        part_number: int,
+        src_bucket: str,
+        src_key: str,
+        start: int = 0,
+        end: int | None = None,
+    ) -> PartInfo:
+        remote = self._remote(bucket)
+
+        def copy(source: ObjectInfo) -> PartInfo:
+            stop = source.size if end is None else end
+            # S3 wants both ends of a range; a whole (maybe empty) source goes without one.
+            span = (
+                {} if (start, stop) == (0, source.size) else {"CopySourceRange": f"bytes={start}-{stop - 1}"}
+            )
+            response = self._call(
+                "upload_part_copy",
+                missing=NoSuchUpload,
+                Bucket=remote,
+                Key=key,
+                UploadId=upload_id,
+                PartNumber=part_number,
+                **self._copy_source(src_bucket, src_key, source),
+                **span,
+            )
+            result = response["CopyPartResult"]
+            return PartInfo(
+                part_number,
+                strip_etag(result["ETag"]),
+                stop - start,
+                result["LastModified"].timestamp(),
+                checksums_of(result),
+            )
+
+        return self._with_pinned_source(src_bucket, src_key, copy)
+
+    def complete_multipart_upload(
+        self,
+        bucket: str,
+        key: str,
+        upload_id: str,
+        parts: list[tuple[int, str]],
+        *,
+        checksums: dict[str, str] | None = None,
+        condition: WriteCondition | None = None,
+    ) -> ObjectInfo:
+        """``checksums`` are not sent: the remote computes the object's own from the parts'
+        checksums, which it requires in the request when the upload has an algorithm."""
+        stored = {part.part_number: part for part in self._all_parts(bucket, key, upload_id)}
+        completed = []
+        for number, etag in parts:
+            entry: dict[str, Any] = {"PartNumber": number, "ETag": quote_etag(etag)}
+            if number in stored:
+                entry.update(
+                    {CHECKSUM_MEMBERS[name]: value for name, value in stored[number].checksums.items()}
+                )
+            completed.append(entry)
+        response = self._call(
+            "complete_multipart_upload",
+            Bucket=self._remote(bucket),
+            Key=key,
+            UploadId=upload_id,
+            MultipartUpload={"Parts": completed},
+            **condition_params(condition),
+        )
+        etag = strip_etag(response["ETag"])
+        size = sum(stored[number].size for number, _ in parts if number in stored)
+        known = ObjectInfo(
+            bucket,
+            key,
+            size,
+            etag,
+            response_date(response),
+            checksums=checksums_of(response),
+            parts_count=parts_count(etag),
+        )
+        return self._info_after_write(known)
+
+    def _all_parts(self, bucket: str, key: str, upload_id: str) -> Iterator[PartInfo]:
+        marker = 0
+        while True:
+            page = self.list_parts(bucket, key, upload_id, part_number_marker=marker)
+            yield from page.parts
+            if not page.is_truncated or page.next_part_marker is None:
+                return
+            marker = page.next_part_marker
+
+    def abort_multipart_upload(self, bucket: str, key: str, upload_id: str) -> None:
+        self._call(
+            "abort_multipart_upload",
+            missing=NoSuchUpload,
+            Bucket=self._remote(bucket),
+            Key=key,
+            UploadId=upload_id,
+        )
+
+    def list_parts(
+        self, bucket: str, key: str, upload_id: str, *, part_number_marker: int = 0, max_parts: int = 1000
+    ) -> PartsPage:
+        """ListParts does not tell an upload's content type, metadata or start time: the page's
+        UploadInfo carries defaults for those (and 0.0 as ``initiated``)."""
+        response = self._call(
+            "list_parts",
+            missing=NoSuchUpload,
+            Bucket=self._remote(bucket),
+            Key=key,
+            UploadId=upload_id,
+            PartNumberMarker=part_number_marker,
+            MaxParts=max_parts,
+        )
+        algorithm = response.get("ChecksumAlgorithm")
+        upload = UploadInfo(
+            bucket, key, upload_id, 0.0, checksum_algorithm=algorithm.lower() if algorithm else None
+        )
+        parts = [
+            PartInfo(
+                entry["PartNumber"],
+                strip_etag(entry["ETag"]),
+                entry["Size"],
+                entry["LastModified"].timestamp(),
+                checksums_of(entry),
+            )
+            for entry in response.get("Parts", [])
+        ]
+        marker = response.get("NextPartNumberMarker")
+        return PartsPage(upload, parts, bool(response.get("IsTruncated")), int(marker) if marker else None)
+
+    def list_multipart_uploads(
+        self,
+        bucket: str,
+        *,
+        prefix: str = "",
+        delimiter: str = "",
+        key_marker: str = "",
+        upload_id_marker: str = "",
+        max_uploads: int = 1000,
+    ) -> UploadsPage:
+        """Uploads as ListMultipartUploads tells them: key, id, start time and checksum algorithm."""
+        params: dict[str, Any] = {"Bucket": self._remote(bucket), "Prefix": prefix, "MaxUploads": max_uploads}
+        if delimiter:
+            params["Delimiter"] = delimiter
+        if key_marker:
+            params["KeyMarker"] = key_marker
+            if upload_id_marker:
+                params["UploadIdMarker"] = upload_id_marker
+        response = self._call("list_multipart_uploads", missing=NoSuchBucket, **params)
+        uploads = [
+            UploadInfo(
+                bucket,
+                entry["Key"],
+                entry["UploadId"],
+                entry["Initiated"].timestamp(),
+                checksum_algorithm=entry["ChecksumAlgorithm"].lower()
+                if entry.get("ChecksumAlgorithm")
+                else None,
+            )
+            for entry in response.get("Uploads", [])
+        ]
+        return UploadsPage(
+            uploads,
+            [entry["Prefix"] for entry in response.get("CommonPrefixes", [])],
+            bool(response.get("IsTruncated")),
+            response.get("NextKeyMarker") or None,
+            response.get("NextUploadIdMarker") or None,
+        )
+
+
+def is_common_prefix(marker: str, prefix: str, delimiter: str) -> bool:
+    """Whether ``marker`` is ``prefix + X + delimiter``, a common prefix a listing can return."""
+    if not delimiter or not marker.startswith(prefix):
+        return False
+    cut = marker.find(delimiter, len(prefix))
+    return cut >= 0 and cut + len(delimiter) == len(marker)

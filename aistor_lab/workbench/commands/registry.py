@@ -1,0 +1,285 @@
+"""The one command table behind the ``aistor`` CLI, the ``%aistor`` magics and the side panel.
+
+Each ``Command`` has a name (``table create``), its arguments (argparse), and a function that
+returns a ``Result`` (results.py) which renders as text, JSON or HTML. The commands mirror
+``mc table ...``: in the CLI the first argument names the service by alias (``myaistor``, or
+``myaistor/SHARE`` for share commands); in notebooks and the side panel the alias is left out
+when the environment names a default service. ``aistor table warehouse create ...`` (mc's
+spelling) is accepted too.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import aliases
+from ..client import ServiceConfig
+from . import actions as do
+from .actions import Context, UsageError
+from .results import Result
+
+SERVICE, SHARE, SHARE_OPTIONAL, LOCAL = "service", "share", "share?", "local"
+CLI, NOTEBOOK, PANEL = "cli", "notebook", "panel"
+
+
+class HelpRequested(Exception):
+    """Not an error: ``--help`` was asked for; ``text`` is the help to show."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.text = text
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of printing and exiting: a bad line must not end a kernel."""
+
+    def error(self, message: str):
+        raise UsageError(message, self.format_usage())
+
+    def print_help(self, file=None) -> None:
+        raise HelpRequested(self.format_help())
+
+    def exit(self, status: int = 0, message: str | None = None):
+        raise UsageError((message or "").strip(), self.format_usage())
+
+
+@dataclass(frozen=True)
+class Front:
+    """Where commands run: the CLI names services by alias, notebooks and the panel need not."""
+
+    name: str
+    prog: str
+    with_alias: bool
+
+
+def cli_front() -> Front:
+    return Front(CLI, "aistor", with_alias=True)
+
+
+def notebook_front() -> Front:
+    return Front(NOTEBOOK, "%aistor", with_alias=ServiceConfig.from_env() is None)
+
+
+def panel_front() -> Front:
+    return Front(PANEL, "aistor", with_alias=False)
+
+
+def arg(*flags: str, **options: Any) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """One ``add_argument`` call, written down for later."""
+    return flags, options
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    run: Callable[[Context, argparse.Namespace], Result]
+    args: Sequence[tuple[tuple[str, ...], dict[str, Any]]] = ()
+    target: str = SERVICE  # SERVICE | SHARE | SHARE_OPTIONAL | LOCAL
+    aliases: tuple[str, ...] = ()
+    body_dest: str | None = None  # the argument a %%aistor cell body fills
+    fronts: frozenset[str] = field(default_factory=lambda: frozenset({CLI, NOTEBOOK, PANEL}))
+
+
+# -- the table ------------------------------------------------------------------------------------
+
+WAREHOUSE = arg("warehouse", metavar="WAREHOUSE")
+NAMESPACE = arg("namespace", metavar="NAMESPACE", help="dotted for nested namespaces: sales.eu")
+TABLE = arg("table", metavar="TABLE")
+# Aliases are the user's own files: not something the side panel changes.
+TERMINAL_AND_NOTEBOOK = frozenset({CLI, NOTEBOOK})
+PROPERTY = arg("--property", "-p", action="append", default=[], metavar="KEY=VALUE", help="repeatable")
+
+COMMANDS: list[Command] = [
+    Command("warehouse create", "create a warehouse (and its bucket)", do.warehouse_create,
+            [arg("warehouse", metavar="NAME")]),
+    Command("warehouse list", "list warehouses", do.warehouse_list, aliases=("ls",)),
+    Command("warehouse delete", "delete an empty warehouse", do.warehouse_delete,
+            [arg("warehouse", metavar="NAME"),
+             arg("--force", action="store_true", help="delete its namespaces, views and tables (purged) too")],
+            aliases=("rm",)),
+    Command("namespace create", "create a namespace", do.namespace_create, [WAREHOUSE, NAMESPACE, PROPERTY]),
+    Command("namespace list", "list the namespaces of a warehouse (or under PARENT)", do.namespace_list,
+            [WAREHOUSE, arg("parent", metavar="PARENT", nargs="?")], aliases=("ls",)),
+    Command("namespace delete", "delete an empty namespace", do.namespace_delete, [WAREHOUSE, NAMESPACE],
+            aliases=("rm",)),
+    Command("table create", "create an Iceberg table", do.table_create, [
+        WAREHOUSE, NAMESPACE, TABLE,
+        arg("--schema", help="Iceberg schema JSON, or columns: 'id long not null, name string'"),
+        arg("--partition", action="append", default=[], metavar="FIELD",
+            help="COLUMN, day(COLUMN), bucket(N, COLUMN), ... (repeatable)"),
+        PROPERTY,
+    ], body_dest="schema"),
+    Command("table list", "list the tables of a namespace", do.table_list, [WAREHOUSE, NAMESPACE], aliases=("ls",)),
+    Command("table info", "schema, partition spec, properties and current snapshot of a table", do.table_info,
+            [WAREHOUSE, NAMESPACE, TABLE]),
+    Command("table snapshots", "the snapshots of a table", do.table_snapshots, [WAREHOUSE, NAMESPACE, TABLE]),
+    Command("table preview", "the first rows of a table", do.table_preview,
+            [WAREHOUSE, NAMESPACE, TABLE, arg("--limit", "-n", type=int, default=10)]),
+    Command("table delete", "delete a table", do.table_delete,
+            [WAREHOUSE, NAMESPACE, TABLE, arg("--purge", action="store_true", help="delete its files too")],
+            aliases=("rm",)),
+    Command("share create", "create a share of tables in a schema", do.share_create, [
+        arg("schema", metavar="SCHEMA"),
+        arg("tables", metavar="TABLE_SPEC", nargs="+",
+            help="NAME:delta:BUCKET:PATH/TO/TABLE or NAME:uniform:WAREHOUSE:NAMESPACE:TABLE"),
+        arg("--description", default=""),
+    ], target=SHARE),
+    Command("share update", "add or remove tables of a share", do.share_update, [
+        arg("--add", action="append", default=[], metavar="SCHEMA:TABLE_SPEC", help="repeatable"),
+        arg("--remove", action="append", default=[], metavar="SCHEMA/TABLE", help="repeatable"),
+        arg("--description"),
+    ], target=SHARE),
+    Command("share list", "list shares", do.share_list, target=SHARE_OPTIONAL, aliases=("ls",)),
+    Command("share info", "the schemas and tables of a share", do.share_info, target=SHARE),
+    Command("share remove", "remove a share and its tokens", do.share_remove, target=SHARE, aliases=("rm",)),
+    Command("share audit", "the newest recipient queries of a share", do.share_audit,
+            [arg("--limit", "-n", type=int, default=20)], target=SHARE),
+    Command("share token create", "create a bearer token and its profile.share", do.token_create, [
+        arg("--expires", help="30d, 12h, 90m (default: never)"), arg("--description", default=""),
+    ], target=SHARE),
+    Command("share token list", "list the tokens of a share (not their secrets)", do.token_list, target=SHARE,
+            aliases=("ls",)),
+    Command("share token remove", "revoke a token", do.token_remove, [arg("token_id", metavar="TOKEN_ID")],
+            target=SHARE, aliases=("rm", "revoke")),
+    Command("share client create", "create an OAuth client and its profile.share (version 2)", do.client_create,
+            [arg("--description", default="")], target=SHARE),
+    Command("share client list", "list the OAuth clients of a share (not their secrets)", do.client_list,
+            target=SHARE, aliases=("ls",)),
+    Command("share client remove", "delete an OAuth client and revoke its access tokens", do.client_remove,
+            [arg("client_id", metavar="CLIENT_ID")], target=SHARE, aliases=("rm", "revoke")),
+    Command("user create", "create a user", do.user_create, [
+        arg("access_key", metavar="ACCESS_KEY"), arg("secret_key", metavar="SECRET_KEY"),
+        arg("--policy", action="append", default=[], help="a policy to attach (repeatable)"),
+    ], aliases=("add",)),
+    Command("user list", "list users", do.user_list, aliases=("ls",)),
+    Command("user delete", "delete a user", do.user_delete, [arg("access_key", metavar="ACCESS_KEY")],
+            aliases=("rm", "remove")),
+    Command("policy attach", "attach a policy to a user", do.policy_attach,
+            [arg("policy", metavar="POLICY"), arg("--user", required=True)]),
+    Command("policy detach", "detach a policy from a user", do.policy_detach,
+            [arg("policy", metavar="POLICY"), arg("--user", required=True)]),
+    Command("policy list", "list policies", do.policy_list, aliases=("ls",)),
+    Command("alias set", "remember a service as NAME", do.alias_set, [
+        arg("name", metavar="NAME"), arg("url", metavar="URL"),
+        arg("access_key", metavar="ACCESS_KEY"), arg("secret_key", metavar="SECRET_KEY"),
+        arg("--warehouse", help="its default warehouse"),
+    ], target=LOCAL, fronts=TERMINAL_AND_NOTEBOOK),
+    Command("alias list", "list the known services", do.alias_list, target=LOCAL, aliases=("ls",),
+            fronts=TERMINAL_AND_NOTEBOOK),
+    Command("alias remove", "forget a service", do.alias_remove, [arg("name", metavar="NAME")], target=LOCAL,
+            aliases=("rm",), fronts=TERMINAL_AND_NOTEBOOK),
+    Command("status", "whether the service answers, and where it is", do.status),
+    Command("spark", "bind a SparkSession configured for the service to `spark`", do.spark,
+            fronts=frozenset({NOTEBOOK})),
+]
+
+GROUP_HELP = {
+    "warehouse": "warehouses (table buckets) of the Iceberg catalog",
+    "namespace": "namespaces of a warehouse",
+    "table": "Iceberg tables",
+    "share": "Delta Sharing shares",
+    "share token": "bearer tokens and profile.share files of a share",
+    "share client": "OAuth clients (client-credentials grant) and their profile.share files",
+    "user": "users of the object store",
+    "policy": "IAM policies of users",
+    "alias": "named services (as mc alias)",
+}
+# mc spells these `mc table warehouse ...`, `mc table namespace ...`, `mc table share ...`.
+_MC_GROUPS = {"warehouse", "namespace", "share"}
+
+
+def _add_target(parser: argparse.ArgumentParser, command: Command, front: Front) -> None:
+    if command.target == SERVICE and front.with_alias:
+        parser.add_argument("alias", metavar="ALIAS", help="the service (aistor alias list)")
+    elif command.target == SHARE:
+        parser.add_argument("share", metavar="ALIAS/SHARE" if front.with_alias else "SHARE")
+    elif command.target == SHARE_OPTIONAL:
+        if front.with_alias:
+            parser.add_argument("share", metavar="ALIAS[/SHARE]")
+        else:
+            parser.add_argument("share", metavar="SHARE", nargs="?")
+
+
+def build_parser(front: Front) -> argparse.ArgumentParser:
+    parser = _Parser(prog=front.prog, description="Warehouses, namespaces, tables, shares and users of AIStor.")
+    common = _Parser(add_help=False)
+    common.add_argument("--json", action="store_true", help="answer in JSON")
+    groups = {(): parser.add_subparsers(metavar="COMMAND", required=True)}
+    for command in COMMANDS:
+        if front.name not in command.fronts:
+            continue
+        words = tuple(command.name.split())
+        for depth in range(1, len(words)):
+            if words[:depth] not in groups:
+                help_text = GROUP_HELP.get(" ".join(words[:depth]))
+                group = groups[words[:depth - 1]].add_parser(words[depth - 1], help=help_text, description=help_text)
+                groups[words[:depth]] = group.add_subparsers(metavar="COMMAND", required=True)
+        leaf = groups[words[:-1]].add_parser(
+            words[-1], aliases=list(command.aliases), help=command.help, description=command.help, parents=[common]
+        )
+        _add_target(leaf, command, front)
+        for flags, options in command.args:
+            leaf.add_argument(*flags, **options)
+        leaf.set_defaults(_command=command, _parser=leaf)
+    return parser
+
+
+def mc_compatible(argv: Sequence[str]) -> list[str]:
+    """``table warehouse create ...`` (mc's words) -> ``warehouse create ...``."""
+    argv = list(argv)
+    return argv[1:] if len(argv) > 1 and argv[0] == "table" and argv[1] in _MC_GROUPS else argv
+
+
+def _service(front: Front, command: Command, args: argparse.Namespace,
+             default: ServiceConfig | None) -> ServiceConfig | None:
+    """The service a command runs against; splits ``ALIAS/SHARE`` into ``args.share``."""
+    if command.target == LOCAL:
+        return None
+    alias = getattr(args, "alias", None)
+    if command.target in (SHARE, SHARE_OPTIONAL):
+        value = args.share or ""
+        if front.with_alias or "/" in value:
+            alias, _, value = value.partition("/")
+        if command.target == SHARE and not value:
+            raise UsageError("expected ALIAS/SHARE" if front.with_alias else "expected SHARE")
+        args.share = value or None
+    if alias:
+        return aliases.resolve(alias)
+    service = default or ServiceConfig.from_env()
+    if service is None:
+        raise UsageError("no default AIStor service: set AISTOR_ENDPOINT or name a service by alias")
+    return service
+
+
+def parse(argv: Sequence[str], front: Front) -> argparse.Namespace:
+    """Parse a command line; raises UsageError (or HelpRequested for ``--help``)."""
+    return build_parser(front).parse_args(mc_compatible(argv))
+
+
+def _fill_from_body(command: Command, args: argparse.Namespace, body: str) -> None:
+    if command.body_dest is None:
+        raise UsageError(f"'{command.name}' takes no cell body")
+    if getattr(args, command.body_dest):
+        raise UsageError(f"give the {command.body_dest} either as an option or as the cell body, not both")
+    setattr(args, command.body_dest, body)
+
+
+def execute(argv: Sequence[str], front: Front, *, service: ServiceConfig | None = None,
+            namespace: dict | None = None, body: str | None = None) -> tuple[argparse.Namespace, Result]:
+    """Run one command line. ``service`` is the default service (else the environment's); ``body``
+    is a %%aistor cell body, for commands that take one. Returns the parsed arguments (``.json``
+    says how to render) and the result; raises AIStorError (UsageError for bad arguments)."""
+    args = parse(argv, front)
+    command: Command = args._command
+    try:
+        if body is not None and body.strip():
+            _fill_from_body(command, args, body)
+        context = Context(_service(front, command, args, service), namespace)
+        return args, command.run(context, args)
+    except UsageError as exc:
+        exc.usage = exc.usage or args._parser.format_usage()
+        raise
