@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from ..store.base import ObjectStore
-from ..store.cache import TTLCache
+from ..store.cache import Cache
 from ..store.documents import DocumentStore
 from ..store.errors import NoSuchKey, PreconditionFailed
 from ..store.keyring import Keyring
@@ -54,6 +54,8 @@ SECRET_KEY_PATTERN = re.compile(r"[!-~]{8,128}")
 POLICY_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.@+=,-]{1,128}")
 ENABLED, DISABLED = "enabled", "disabled"
 DEFAULT_CACHE_TTL = 2.0
+# Bounds the memory a flood of unknown access keys could take (misses are cached too).
+CACHED_ENTRIES = 10_000
 _S3_ARN = "arn:aws:s3:::"
 _UPDATE_ATTEMPTS = 8
 
@@ -98,8 +100,8 @@ class IAM:
         self._users = DocumentStore(store, "iam/users/", ACCESS_KEY_PATTERN, keyring=keyring,
                                     sealed=("secretKey",))
         self._policies = DocumentStore(store, "iam/policies/", POLICY_NAME_PATTERN)
-        self._user_cache: TTLCache[User] = TTLCache(cache_ttl, clock)
-        self._policy_cache: TTLCache[Policy] = TTLCache(cache_ttl, clock)
+        self._user_cache: Cache[User | None] = Cache(CACHED_ENTRIES, cache_ttl, clock)
+        self._policy_cache: Cache[Policy | None] = Cache(CACHED_ENTRIES, cache_ttl, clock)
         sealer = TokenSealer(store, keyring)
         self.sessions = Sessions(sealer)  # temporary S3 credentials (vended by the catalog)
         self.bearer_tokens = BearerTokens(sealer)  # OAuth2 access tokens of the catalog

@@ -25,8 +25,8 @@ from pyiceberg.typedef import Record
 
 from ..common.bytes_input import BytesInputFile
 from ..store import NoSuchBucket, NoSuchKey, ObjectStore, PreconditionFailed, WriteCondition
+from ..store.cache import Cache
 from ..store.locations import Scope
-from ..tables.cache import LruCache
 from ..tables.documents import split_location
 from .errors import InternalError
 from .source import inside
@@ -109,10 +109,10 @@ class TableFiles:
 
     def __init__(self, store: ObjectStore):
         self.store = store
-        self._manifest_lists: LruCache[tuple[ManifestFile, ...]] = LruCache(256)
-        self._manifests: LruCache[tuple[ManifestRow, ...]] = LruCache(4096)
-        self._position_deletes: LruCache[dict[str, list[int]]] = LruCache(64)
-        self._derived: LruCache = LruCache(4096)
+        self._manifest_lists: Cache[tuple[ManifestFile, ...]] = Cache(256)
+        self._manifests: Cache[tuple[ManifestRow, ...]] = Cache(4096)
+        self._position_deletes: Cache[dict[str, list[int]]] = Cache(64)
+        self._derived: Cache = Cache(4096)
 
     # -- reading ---------------------------------------------------------------------------
     def read(self, location: str, start: int = 0, end: int | None = None) -> bytes:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from ..store.base import ObjectStore
-from ..store.cache import TTLCache
+from ..store.cache import Cache
 from ..store.documents import DocumentStore
 from .errors import InvalidParameter, NotFound, Unauthenticated
 from .shares import Share
@@ -29,6 +29,8 @@ TOKEN_PREFIX = "dapi"  # as AIStor's tokens look: dapi + 64 hex digits
 _DURATION = re.compile(r"(\d{1,12})([smhdw]?)")  # more digits are past any expiry
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 MAX_EXPIRY_SECONDS = 10 * 365 * 86400
+# Bounds the memory a flood of made-up tokens could take (misses are cached too).
+CACHED_TOKENS = 10_000
 
 
 def parse_duration(text: object) -> float:
@@ -79,7 +81,7 @@ class TokenRegistry:
     def __init__(self, store: ObjectStore, *, clock: Callable[[], float] = time.time, cache_ttl: float = 2.0):
         self._documents = DocumentStore(store, "sharing/tokens/", re.compile(r"[0-9a-f]{64}"))
         self._clock = clock
-        self._cache: TTLCache[Token] = TTLCache(cache_ttl)
+        self._cache: Cache[Token | None] = Cache(CACHED_TOKENS, cache_ttl)
 
     def create(self, share: Share, *, expires_in: float | None, description: str = "",
                kind: str = BEARER, client_id: str | None = None) -> tuple[Token, str]:

@@ -1,4 +1,9 @@
-"""A small in-memory cache whose entries expire, so processes sharing one store converge."""
+"""The one in-memory cache the services use, over cachetools: least recently used entries go first,
+and entries may expire (``ttl``) so that processes sharing one store converge on each other's writes.
+
+cachetools' caches are not thread-safe and the services call them from a thread pool, so every
+access takes a lock; loads run outside it, as they read the store and may be slow.
+"""
 
 from __future__ import annotations
 
@@ -7,36 +12,32 @@ import time
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
+from cachetools import LRUCache, TTLCache
+
 V = TypeVar("V")
 
 
-class TTLCache(Generic[V]):
-    """Values (None included, to remember misses) kept for ``ttl`` seconds.
+class Cache(Generic[V]):
+    """Values by key (None included, to remember misses), at most ``max_entries`` of them, each for
+    ``ttl`` seconds on ``clock`` when given, else until evicted (for values that never change under
+    their key, such as immutable files named by their location)."""
 
-    Past ``max_entries`` the cache starts over rather than tracking recency: it only bounds the
-    memory a flood of unknown access keys could take.
-    """
-
-    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic, max_entries: int = 10_000):
-        self._ttl = ttl
-        self._clock = clock
-        self._max_entries = max_entries
-        self._entries: dict[Hashable, tuple[float, V | None]] = {}
+    def __init__(self, max_entries: int, ttl: float | None = None, clock: Callable[[], float] = time.monotonic):
+        self._entries: LRUCache = LRUCache(max_entries) if ttl is None else TTLCache(max_entries, ttl, clock)
         self._lock = threading.Lock()
 
-    def get_or_load(self, key: Hashable, load: Callable[[], V | None]) -> V | None:
-        now = self._clock()
-        entry = self._entries.get(key)
-        if entry is not None and entry[0] > now:
-            return entry[1]
-        # Loaded outside the lock: two threads may load the same key at once, which is harmless,
-        # and a load racing a local write may keep the older value for one TTL at most.
+    def get_or_load(self, key: Hashable, load: Callable[[], V]) -> V:
+        with self._lock:
+            try:
+                return self._entries[key]
+            except KeyError:
+                pass
+        # Two threads may load the same key at once, which is harmless; a load racing a local write
+        # may keep the older value for one TTL at most.
         value = load()
         self.put(key, value)
         return value
 
-    def put(self, key: Hashable, value: V | None) -> None:
+    def put(self, key: Hashable, value: V) -> None:
         with self._lock:
-            if len(self._entries) >= self._max_entries:
-                self._entries.clear()
-            self._entries[key] = (self._clock() + self._ttl, value)
+            self._entries[key] = value

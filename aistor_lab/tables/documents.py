@@ -9,7 +9,7 @@ import threading
 from dataclasses import dataclass
 
 from ..store import SYSTEM_BUCKET, NoSuchBucket, NoSuchKey, ObjectStore, PreconditionFailed, WriteCondition
-from .cache import LruCache
+from ..store.cache import Cache
 from .errors import BadRequestException, ServiceFailureException
 
 _SCHEMES = ("s3://", "s3a://", "s3n://")
@@ -112,7 +112,7 @@ class MetadataFiles:
 
     def __init__(self, store: ObjectStore, cache_size: int = 256):
         self.store = store
-        self._contents: LruCache[bytes] = LruCache(cache_size)
+        self._contents: Cache[bytes] = Cache(cache_size)
 
     def read_bytes(self, location: str) -> bytes:
         bucket, key = split_location(location)

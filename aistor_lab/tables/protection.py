@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..store import NoSuchBucket, NoSuchKey
+from ..store.cache import Cache
 from . import layout
-from .cache import LruCache
 from .context import CatalogContext
 from .documents import split_location
 from .errors import BadRequestException
@@ -28,8 +28,8 @@ _SUFFIXES = (".metadata.json", ".metadata.json.gz", ".avro", ".stats", ".puffin"
 class ReferencedFiles:
     def __init__(self, ctx: CatalogContext, cache_size: int = 1024):
         self.ctx = ctx
-        self._by_metadata: LruCache[frozenset[str]] = LruCache(cache_size)
-        self._pointers: LruCache[str | None] = LruCache(cache_size * 4)
+        self._by_metadata: Cache[frozenset[str]] = Cache(cache_size)
+        self._pointers: Cache[str | None] = Cache(cache_size * 4)
 
     def is_referenced(self, bucket: str, key: str) -> bool:
         """Whether ``s3://bucket/key`` is a file some table's current metadata depends on."""
