@@ -10,7 +10,18 @@ The secrets kept in that bucket (user secret keys, that key) are sealed by ``sto
 master key that is not in it.
 """
 
-from .arns import ADMIN_RESOURCE, ALL_BUCKETS, s3_arn, table_arn, warehouse_arn
+from .arns import (
+    ADMIN_RESOURCE,
+    ALL_BUCKETS,
+    ALL_WAREHOUSES,
+    TABLE,
+    VIEW,
+    entry_arns,
+    namespace_arns,
+    s3_arn,
+    table_arn,
+    warehouse_arn,
+)
 from .builtin import BUILTIN_POLICIES
 from .errors import (
     IAMError,
@@ -25,7 +36,27 @@ from .policy import Policy, is_allowed
 from .users import DISABLED, ENABLED, IAM
 
 __all__ = [
-    "ADMIN_RESOURCE", "ALL_BUCKETS", "BUILTIN_POLICIES", "DISABLED", "ENABLED", "IAM", "IAMError",
-    "InvalidArgument", "MalformedPolicy", "NoSuchPolicy", "NoSuchUser", "Policy", "PolicyInUse",
-    "UserAlreadyExists", "is_allowed", "s3_arn", "table_arn", "warehouse_arn",
+    "ADMIN_RESOURCE",
+    "ALL_BUCKETS",
+    "ALL_WAREHOUSES",
+    "BUILTIN_POLICIES",
+    "DISABLED",
+    "ENABLED",
+    "IAM",
+    "TABLE",
+    "VIEW",
+    "IAMError",
+    "InvalidArgument",
+    "MalformedPolicy",
+    "NoSuchPolicy",
+    "NoSuchUser",
+    "Policy",
+    "PolicyInUse",
+    "UserAlreadyExists",
+    "entry_arns",
+    "is_allowed",
+    "namespace_arns",
+    "s3_arn",
+    "table_arn",
+    "warehouse_arn",
 ]

@@ -1,38 +1,41 @@
 """Table-aware protection: in a warehouse bucket, the S3 API refuses to overwrite files under a
 table's location or to delete files a table's current metadata depends on. Engines still write new
 files freely, and files no longer referenced (expired snapshots, orphans) can still be removed.
+
+The S3 API does not import the catalog: the app hands it one as ``ProtectedTables``.
 """
 
 from __future__ import annotations
 
-import time
+from typing import Protocol
 
-from ..store import NoSuchKey
-from ..tables.errors import NoSuchWarehouseException
+from ..store import NoSuchKey, ObjectStore
+from ..store.cache import Cache
 from .errors import S3Error
 
 # Whether a bucket is a warehouse changes rarely; remember the answer briefly per bucket.
 WAREHOUSE_CACHE_SECONDS = 2.0
+WAREHOUSES_CACHED = 1024
+
+
+class ProtectedTables(Protocol):
+    """What the protection asks of the catalog (``tables.Catalog`` answers it)."""
+
+    def is_warehouse(self, bucket: str) -> bool: ...
+
+    def table_locations(self, warehouse: str) -> list[str]: ...
+
+    def is_referenced(self, bucket: str, key: str) -> bool: ...
 
 
 class TableGuard:
-    def __init__(self, catalog, store):
-        self.catalog = catalog
+    def __init__(self, tables: ProtectedTables, store: ObjectStore):
+        self.tables = tables
         self.store = store
-        self._warehouses: dict[str, tuple[float, bool]] = {}
+        self._warehouses: Cache[bool] = Cache(WAREHOUSES_CACHED, WAREHOUSE_CACHE_SECONDS)
 
     def is_warehouse(self, bucket: str) -> bool:
-        now = time.monotonic()
-        cached = self._warehouses.get(bucket)
-        if cached and now - cached[0] < WAREHOUSE_CACHE_SECONDS:
-            return cached[1]
-        try:
-            self.catalog.warehouses.get(bucket)
-            found = True
-        except NoSuchWarehouseException:
-            found = False
-        self._warehouses[bucket] = (now, found)
-        return found
+        return self._warehouses.get_or_load(bucket, lambda: self.tables.is_warehouse(bucket))
 
     def check_write(self, bucket: str, key: str, size: int | None = None) -> None:
         """Refuse to replace an existing object under a table's location (table files are immutable).
@@ -50,13 +53,13 @@ class TableGuard:
         if key.endswith("/") and size == 0 and existing.size == 0:
             return
         path = f"s3://{bucket}/{key}"
-        for location in self.catalog.tables.table_locations(bucket):
+        for location in self.tables.table_locations(bucket):
             if path.startswith(location.rstrip("/") + "/"):
                 raise S3Error("AccessDenied", f"{key} belongs to an Iceberg table and cannot be overwritten.")
 
     def check_delete(self, bucket: str, key: str) -> None:
         """Refuse to delete a metadata file, manifest list or manifest a table currently uses."""
-        if self.is_warehouse(bucket) and self.catalog.is_referenced(bucket, key):
+        if self.is_warehouse(bucket) and self.tables.is_referenced(bucket, key):
             raise S3Error(
                 "AccessDenied", f"{key} is referenced by an Iceberg table's current metadata and cannot be deleted."
             )

@@ -11,8 +11,7 @@ its location decides the S3 rights needed.
 
 from __future__ import annotations
 
-from ..iam import IAM, s3_arn
-from ..iam.arns import TABLE, entry_arns
+from ..iam import IAM, TABLE, entry_arns, s3_arn
 from ..store.locations import OutsideScope, Scope
 from ..tables import Catalog, IcebergError
 from .errors import InvalidParameter, NotFound, PermissionDenied

@@ -26,8 +26,7 @@ from pyiceberg.typedef import Record
 from ..common.bytes_input import BytesInputFile
 from ..store import NoSuchBucket, NoSuchKey, ObjectStore, PreconditionFailed, WriteCondition
 from ..store.cache import Cache
-from ..store.locations import Scope
-from ..tables.documents import split_location
+from ..store.locations import Scope, split_location
 from .errors import InternalError
 from .source import inside
 

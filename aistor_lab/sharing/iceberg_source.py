@@ -29,8 +29,7 @@ from pyiceberg.schema import Schema
 
 from ..store import ObjectStore
 from ..store.locations import OutsideScope, Scope, table_scope
-from ..tables import Catalog, IcebergError
-from ..tables.table_metadata import normalize
+from ..tables import Catalog, IcebergError, normalize_metadata
 from .errors import InternalError, NotFound, UnsupportedOperation
 from .iceberg_deletes import DeleteIndex, DeletionVectors, same_deletes
 from .iceberg_files import ADDED, DATA, DELETED, ManifestRow, ScopedFiles, table_files
@@ -74,7 +73,7 @@ class IcebergSource(TableSource):
             if exc.code == 404:
                 raise NotFound(f"Iceberg table not found: {self._name}") from exc
             raise InternalError(f"The Iceberg table {self._name} cannot be loaded") from exc
-        return normalize(result.body["metadata"])  # type: ignore[index]
+        return normalize_metadata(result.body["metadata"])  # type: ignore[index]
 
     @cached_property
     def scope(self) -> Scope:

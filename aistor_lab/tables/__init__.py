@@ -7,5 +7,6 @@ for the commit protocol.
 from .catalog import ENDPOINTS, Catalog
 from .errors import IcebergError
 from .results import TableResult
+from .table_metadata import normalize as normalize_metadata
 
-__all__ = ["ENDPOINTS", "Catalog", "IcebergError", "TableResult"]
+__all__ = ["ENDPOINTS", "Catalog", "IcebergError", "TableResult", "normalize_metadata"]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from ..store import ObjectStore
 from .context import CatalogContext
 from .entries import Entries
-from .errors import BadRequestException, IcebergError
+from .errors import BadRequestException, IcebergError, NoSuchWarehouseException
 from .names import check_warehouse_name
 from .namespaces import Namespaces
 from .protection import ReferencedFiles
@@ -51,7 +51,8 @@ ENDPOINTS = (
 
 class Catalog:
     """``warehouses``, ``namespaces``, ``tables``, ``views`` and ``transactions`` hold the operations;
-    ``config`` answers /v1/config; ``is_referenced`` serves the S3 API's table-aware protection."""
+    ``config`` answers /v1/config; ``is_warehouse``, ``table_locations`` and ``is_referenced`` serve the
+    S3 API's table-aware protection (s3.protection.ProtectedTables)."""
 
     def __init__(
         self,
@@ -95,6 +96,17 @@ class Catalog:
             return self._entries.current(warehouse, namespace, name, kind).body.get("uuid")
         except IcebergError:
             return None
+
+    def is_warehouse(self, bucket: str) -> bool:
+        try:
+            self.warehouses.get(bucket)
+        except NoSuchWarehouseException:
+            return False
+        return True
+
+    def table_locations(self, warehouse: str) -> list[str]:
+        """The location of every table of a warehouse."""
+        return self.tables.table_locations(warehouse)
 
     def is_referenced(self, bucket: str, key: str) -> bool:
         """Whether an object of a warehouse bucket is a metadata file, manifest list, manifest or

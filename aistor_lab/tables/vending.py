@@ -15,7 +15,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..iam.arns import s3_arn
+from ..iam import s3_arn
 from ..store.locations import OutsideScope, Scope
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from tornado.ioloop import IOLoop
 from ...auth import AuthError, StagedVerification
 from ...common.json_input import JSONInputError, parse_object
 from ...http.small_body import BodyRefused, SmallBodyHandler
-from ...iam.arns import ALL_WAREHOUSES, TABLE, VIEW, entry_arns, namespace_arns, warehouse_arn
+from ...iam import ALL_WAREHOUSES, TABLE, VIEW, entry_arns, namespace_arns, warehouse_arn
 from .. import bodies
 from ..errors import BadRequestException, IcebergError, ServiceUnavailableException
 from ..vending import CredentialVendor, wants_vended_credentials
