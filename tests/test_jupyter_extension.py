@@ -31,7 +31,6 @@ from aistor_lab.workbench.jupyter.process import free_port
 EXPORTED = list(kernel_environment(ServiceConfig("http://x", "a", "b")))
 API_ROUTES = [
     ("GET", "aistor-lab/api/status"),
-    ("GET", "aistor-lab/api/tree"),
     ("GET", "aistor-lab/api/warehouses"),
     ("GET", "aistor-lab/api/warehouses/analytics/children"),
     ("GET", "aistor-lab/api/warehouses/analytics/namespaces/sales/tables/orders"),
@@ -223,7 +222,7 @@ print(json.dumps({"endpoint": os.environ["AISTOR_ENDPOINT"], "warehouses": wareh
     assert isinstance(seen["namespaces"], list)
 
 
-def test_tree_and_table_details(extension, jp_fetch, run):
+def test_table_details(extension, jp_fetch, run):
     namespace = f"sales_{uuid.uuid4().hex[:6]}"
     client = AIStorClient.from_env()
     client.create_namespace("analytics", namespace)
@@ -233,12 +232,6 @@ def test_tree_and_table_details(extension, jp_fetch, run):
     table = catalog.create_table(f"{namespace}.eu.orders", schema=schema)
     big = 2**60  # beyond what a JavaScript number holds exactly
     table.append(pa.table({"id": [1, 2, 3, big], "name": ["a", "b", "c", "big"]}, schema=schema))
-
-    tree = api(run, jp_fetch, "aistor-lab/api/tree")
-    analytics = next(w for w in tree if w["name"] == "analytics")
-    node = next(n for n in analytics["namespaces"] if n["name"] == namespace)
-    assert node["tables"] == [] and node["namespaces"][0]["namespace"] == f"{namespace}.eu"
-    assert node["namespaces"][0]["tables"] == ["orders"]
 
     details = api(run, jp_fetch, f"aistor-lab/api/warehouses/analytics/namespaces/{namespace}.eu/tables/orders")
     assert [f["name"] for f in details["schema"]["fields"]] == ["id", "name"]
@@ -329,7 +322,7 @@ def test_api_answers_503_when_the_service_is_down(extension, jp_fetch, run):
     extension.supervisor._watch.stop()  # no restart for this test
     extension.supervisor.process.stop()
     assert api(run, jp_fetch, "aistor-lab/api/status")["healthy"] is False
-    code, error = api_error(run, jp_fetch, "aistor-lab/api/tree")
+    code, error = api_error(run, jp_fetch, "aistor-lab/api/warehouses")
     assert code == 503 and "cannot reach" in error["error"]
 
 

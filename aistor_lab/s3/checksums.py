@@ -81,10 +81,6 @@ class BodyChecksums:
         self._hashers = {algorithm: new_hasher(algorithm) for algorithm in requested_algorithms(headers)}
         self._content_md5 = _decode_content_md5(headers.get("Content-MD5"))
 
-    @property
-    def wants_md5(self) -> bool:
-        return self._content_md5 is not None
-
     def update(self, data) -> None:
         for hasher in self._hashers.values():
             hasher.update(data)

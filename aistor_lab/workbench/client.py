@@ -231,9 +231,6 @@ class AIStorClient:
     def list_warehouses(self) -> list[str]:
         return list(self._pages("/warehouses", "warehouses"))
 
-    def get_warehouse(self, name: str) -> dict:
-        return self.catalog_call("GET", f"/warehouses/{_segment(name)}")
-
     def delete_warehouse(self, name: str, force: bool = False) -> None:
         """Delete an empty warehouse; with ``force`` first its namespaces, views and tables (purged)."""
         if force:
@@ -266,9 +263,6 @@ class AIStorClient:
         """The namespaces directly under ``parent`` (None: the top level)."""
         query = {"parent": NAMESPACE_SEPARATOR.join(namespace_levels(parent))} if parent else None
         return list(self._pages(f"/{_segment(warehouse)}/namespaces", "namespaces", query))
-
-    def load_namespace(self, warehouse: str, namespace: str | list[str]) -> dict:
-        return self.catalog_call("GET", self._namespace_path(warehouse, namespace))
 
     def delete_namespace(self, warehouse: str, namespace: str | list[str]) -> None:
         self.catalog_call("DELETE", self._namespace_path(warehouse, namespace))
@@ -310,22 +304,6 @@ class AIStorClient:
             return table.scan(limit=limit).to_arrow()
         except OSError as exc:
             raise ServiceError(f"cannot read the data files of {name}: {exc}") from None
-
-    def catalog_tree(self) -> list[dict]:
-        """warehouse -> namespace (nested) -> table names, for browsing."""
-
-        def namespaces(warehouse: str, parent: list[str] | None) -> list[dict]:
-            nodes = []
-            for levels in self.list_namespaces(warehouse, parent):
-                nodes.append({
-                    "name": levels[-1],
-                    "namespace": ".".join(levels),
-                    "namespaces": namespaces(warehouse, levels),
-                    "tables": self.list_tables(warehouse, levels),
-                })
-            return nodes
-
-        return [{"name": w, "namespaces": namespaces(w, None)} for w in self.list_warehouses()]
 
     # -- users and policies -------------------------------------------------------------------
 

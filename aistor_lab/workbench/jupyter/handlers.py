@@ -64,12 +64,6 @@ class StatusHandler(AIStorAPIHandler):
         await self.answer(self.app.status)
 
 
-class TreeHandler(AIStorAPIHandler):
-    @web.authenticated
-    async def get(self) -> None:
-        await self.answer(self.client.catalog_tree)
-
-
 class WarehousesHandler(AIStorAPIHandler):
     @web.authenticated
     async def get(self) -> None:
@@ -137,7 +131,6 @@ class CommandsHandler(AIStorAPIHandler):
 def routes() -> list[tuple[str, type[AIStorAPIHandler]]]:
     return [
         (f"{API}/status", StatusHandler),
-        (f"{API}/tree", TreeHandler),
         (f"{API}/warehouses", WarehousesHandler),
         (rf"{API}/warehouses/([^/]+)/children", ChildrenHandler),
         (rf"{API}/warehouses/([^/]+)/namespaces/([^/]+)/tables/([^/]+)", TableHandler),
