@@ -134,7 +134,7 @@ def test_the_walk_sees_the_imports_it_checks():
 @pytest.mark.parametrize("importer, imported, rule", [
     (f"{TOP}.workbench.client", f"{TOP}.store", workbench_reaches_into_the_service),
     (f"{TOP}.workbench.magics", f"{TOP}.http.limits", workbench_reaches_into_the_service),
-    (f"{TOP}.sharing.iceberg_files", f"{TOP}.tables.documents", crosses_between_tables_and_sharing),
+    (f"{TOP}.sharing.iceberg_files", f"{TOP}.tables.json_files", crosses_between_tables_and_sharing),
     (f"{TOP}.tables.catalog", f"{TOP}.sharing.shares", crosses_between_tables_and_sharing),
     (f"{TOP}.sharing.shares", f"{TOP}.iam.documents", uses_iam_internals),
     (f"{TOP}.store.documents", f"{TOP}.iam.keyring", store_looks_up),

@@ -68,7 +68,6 @@ from pyiceberg.view.metadata import SQLViewRepresentation, ViewMetadata, ViewRep
 from aistor_lab.store import SYSTEM_BUCKET, NoSuchKey
 from aistor_lab.store.local import LocalStore
 from aistor_lab.tables import Catalog, TableResult
-from aistor_lab.tables.documents import split_location
 from aistor_lab.tables.errors import (
     AlreadyExistsException,
     BadRequestException,
@@ -81,6 +80,7 @@ from aistor_lab.tables.errors import (
     UnprocessableEntityException,
     WarehouseNotEmptyException,
 )
+from aistor_lab.tables.json_files import split_location
 
 WH = "lake"
 NS = ["db"]

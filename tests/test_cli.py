@@ -24,7 +24,7 @@ from aistor_lab.workbench.jupyter.process import free_port
 
 from .conftest import ROOT_PASSWORD, ROOT_USER, seed_catalog_properties
 
-CLI = [sys.executable, "-m", "aistor_lab.workbench.cli"]
+CLI = [sys.executable, "-m", "aistor_lab.workbench.aistor_cli"]
 SEED_SCHEMA = ('{"type":"struct","fields":[{"id":1,"name":"id","type":"long","required":true},'
                '{"id":2,"name":"name","type":"string","required":false}]}')
 EMPLOYEES = pd.DataFrame({

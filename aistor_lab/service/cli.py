@@ -11,7 +11,7 @@ from pathlib import Path
 from ..settings import DEFAULT_ADDRESS, Settings
 from ..tls import CertificateError, create_certificates
 from ..workbench.sample_data import add_commands as add_sample_data_commands
-from ..workbench.spark.jars.cli import add_commands as add_spark_jars_commands
+from ..workbench.spark.jars.subcommands import add_commands as add_spark_jars_commands
 
 
 def _server(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ for the commit protocol.
 
 from .catalog import ENDPOINTS, Catalog
 from .errors import IcebergError
-from .results import TableResult
 from .table_metadata import normalize as normalize_metadata
+from .table_result import TableResult
 
 __all__ = ["ENDPOINTS", "Catalog", "IcebergError", "TableResult", "normalize_metadata"]

@@ -14,7 +14,7 @@ from .entries import Entries
 from .errors import BadRequestException, IcebergError, NoSuchWarehouseException
 from .names import check_warehouse_name
 from .namespaces import Namespaces
-from .protection import ReferencedFiles
+from .referenced_files import ReferencedFiles
 from .tables import Tables
 from .transactions import Transactions
 from .views import Views

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .documents import Doc, Documents
 from .errors import CommitFailedException, IcebergError
+from .json_files import Doc, Documents
 
 DROPPING = "dropping-ms"
 _DROP_ATTEMPTS = 5

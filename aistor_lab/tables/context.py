@@ -14,9 +14,9 @@ from ..store import ObjectStore
 from ..store.locations import OutsideScope, Scope
 from . import layout
 from .containers import Containers
-from .documents import Doc, Documents, MetadataFiles, split_location
 from .errors import BadRequestException, NoSuchNamespaceException, NoSuchWarehouseException
 from .idempotency import Idempotency
+from .json_files import Doc, Documents, MetadataFiles, split_location
 from .pointers import Pointers
 
 _LOCK_STRIPES = 64

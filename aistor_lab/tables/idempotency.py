@@ -17,14 +17,14 @@ from collections.abc import Callable
 from typing import Any
 
 from . import errors, layout
-from .documents import Documents
 from .errors import (
     BadRequestException,
     IcebergError,
     ServiceUnavailableException,
     UnprocessableEntityException,
 )
-from .results import TableResult
+from .json_files import Documents
+from .table_result import TableResult
 
 _KEY_RE = re.compile(r"^[A-Za-z0-9._~-]{1,128}$")
 _ERROR_TYPES = {

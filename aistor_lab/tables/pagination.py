@@ -13,8 +13,8 @@ import binascii
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
-from .documents import Documents
 from .errors import BadRequestException
+from .json_files import Documents
 
 T = TypeVar("T")
 DEFAULT_PAGE_SIZE = 100

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import layout
-from .documents import Doc, Documents
 from .errors import CommitFailedException
+from .json_files import Doc, Documents
 
 COMMITTED = "committed"
 ABORTED = "aborted"

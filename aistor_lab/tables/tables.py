@@ -8,15 +8,14 @@ from ..store import NoSuchBucket, NoSuchKey, StoreError
 from . import layout
 from .commits import Planned, commit_with_retries, metadata_file_location, write_metadata
 from .context import CatalogContext
-from .documents import split_location
 from .entries import TABLE, Entries
 from .errors import AlreadyExistsException, BadRequestException, CommitFailedException
 from .foreign_metadata import parse_foreign_metadata
+from .json_files import split_location
 from .manifests import assigned_row_ids, read_manifest_list
 from .names import check_name, check_namespace
 from .pointers import Pointer
 from .requirements import check_table_requirement_types, check_table_requirements, is_create
-from .results import TableResult, etag_matches, table_etag
 from .table_metadata import (
     DEFAULT_FORMAT_VERSION,
     check_format_version,
@@ -25,6 +24,7 @@ from .table_metadata import (
     referenced_snapshots,
     serialize,
 )
+from .table_result import TableResult, etag_matches, table_etag
 from .table_updates import TableMetadataBuilder, check_update_actions
 
 log = logging.getLogger(__name__)

@@ -2,6 +2,6 @@
 HTTP only (client.py), never by importing it.
 
 ``client`` (the service's admin and catalog APIs), ``commands/`` (the one command table) and its
-fronts ``cli`` (``aistor``), ``magics`` (``%aistor``) and the side panel (``jupyter/``); ``widgets``,
-``sample_data``, and ``spark/`` (sessions and the offline jar kit).
+fronts ``aistor_cli`` (``aistor``), ``magics`` (``%aistor``) and the side panel (``jupyter/``);
+``widgets``, ``sample_data``, and ``spark/`` (sessions and the offline jar kit).
 """

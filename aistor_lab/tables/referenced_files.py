@@ -16,8 +16,8 @@ from ..store import NoSuchBucket, NoSuchKey
 from ..store.cache import Cache
 from . import layout
 from .context import CatalogContext
-from .documents import split_location
 from .errors import BadRequestException
+from .json_files import split_location
 from .manifests import read_manifest_list
 from .table_metadata import normalize
 
