@@ -12,8 +12,13 @@ from __future__ import annotations
 import json
 import os
 import signal
+import threading
 import time
 import uuid
+from contextlib import contextmanager
+from http.client import HTTPConnection
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
 import boto3
 import delta_sharing
@@ -21,12 +26,15 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
+from pyiceberg.catalog import load_catalog as pyiceberg_catalog
 from pytest_jupyter.jupyter_server import *
 from tornado.httpclient import HTTPClientError
 
 from aistor_lab.workbench.client import AIStorClient, ServiceConfig, ServiceError, load_catalog
 from aistor_lab.workbench.jupyter.extension import kernel_environment
 from aistor_lab.workbench.jupyter.process import free_port
+
+from .conftest import ROOT_PASSWORD, ROOT_USER, seed_catalog_properties
 
 EXPORTED = list(kernel_environment(ServiceConfig("http://x", "a", "b")))
 API_ROUTES = [
@@ -245,6 +253,87 @@ def test_table_details(extension, jp_fetch, run):
 
     code, error = api_error(run, jp_fetch, f"aistor-lab/api/warehouses/analytics/namespaces/{namespace}/tables/nope")
     assert code == 404 and "nope" in error["error"]
+
+
+@contextmanager
+def counting_proxy(upstream: str):
+    """A plain HTTP relay in front of the service that records the (method, path) of every request it
+    passes on: what the service sees, counted from outside. The Host header goes through as the
+    client signed it, so SigV4 still verifies."""
+    target = urlsplit(upstream)
+    seen: list[tuple[str, str]] = []
+
+    class Relay(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def relay(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            seen.append((self.command, urlsplit(self.path).path))
+            upstream_connection = HTTPConnection(target.hostname, target.port, timeout=60)
+            try:
+                upstream_connection.request(self.command, self.path, body, dict(self.headers))
+                response = upstream_connection.getresponse()
+                content = response.read()
+            finally:
+                upstream_connection.close()
+            self.send_response_only(response.status, response.reason)
+            # The body comes whole, so its length is known; a HEAD answer keeps the object's length.
+            dropped = ("transfer-encoding", "connection") + (() if self.command == "HEAD" else ("content-length",))
+            for name, value in response.getheaders():
+                if name.lower() not in dropped:
+                    self.send_header(name, value)
+            if self.command != "HEAD":
+                self.send_header("Content-Length", str(len(content)))
+            self.end_headers()
+            self.wfile.write(content)
+
+        do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = relay
+
+        def log_message(self, *args) -> None:
+            pass
+
+    relay = ThreadingHTTPServer(("127.0.0.1", 0), Relay)
+    relay.daemon_threads = True
+    thread = threading.Thread(target=relay.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{relay.server_port}", seen
+    finally:
+        relay.shutdown()
+        relay.server_close()
+
+
+class TestPanelThroughACountingProxy:
+    """The extension attached to the test server through a counting proxy."""
+
+    @pytest.fixture
+    def proxy(self, server):
+        with counting_proxy(server.endpoint) as endpoint_and_seen:
+            yield endpoint_and_seen
+
+    @pytest.fixture
+    def aistor_config(self, proxy):
+        return {"endpoint": proxy[0], "default_warehouse": ""}
+
+    def test_table_details_are_one_catalog_call(self, server, proxy, extension, jp_fetch, run):
+        """Schema, spec, properties, snapshots and first rows of a table: one load of it from the
+        catalog; the rows come from its data files, through S3."""
+        _, seen = proxy
+        warehouse, namespace = f"panel-{uuid.uuid4().hex[:6]}", f"ns_{uuid.uuid4().hex[:6]}"
+        direct = AIStorClient(ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD))
+        direct.create_warehouse(warehouse)
+        direct.create_namespace(warehouse, namespace)
+        schema = pa.schema([pa.field("id", pa.int64(), nullable=False)])
+        catalog = pyiceberg_catalog("direct", **seed_catalog_properties(server, warehouse))
+        catalog.create_table(f"{namespace}.orders", schema=schema).append(pa.table({"id": [1, 2]}, schema=schema))
+        seen.clear()
+
+        details = api(run, jp_fetch, f"aistor-lab/api/warehouses/{warehouse}/namespaces/{namespace}/tables/orders")
+        assert sorted(row["id"] for row in details["preview"]["rows"]) == [1, 2]
+        assert len(details["snapshots"]) == 1
+        catalog_calls = [(method, path) for method, path in seen if path.startswith("/_iceberg/")]
+        assert catalog_calls == [("GET", f"/_iceberg/v1/{warehouse}/namespaces/{namespace}/tables/orders")]
+        assert {method for method, _ in seen} <= {"GET", "HEAD"}  # the rest: reads of its files
 
 
 def test_tree_loads_one_level_at_a_time(extension, jp_fetch, run):

@@ -294,14 +294,22 @@ class AIStorClient:
         self.catalog_call("DELETE", path, query={"purgeRequested": "true"} if purge else None)
 
     def preview_table(self, warehouse: str, namespace: str | list[str], name: str, limit: int = 10):
-        """The first ``limit`` rows as a pyarrow Table, read with PyIceberg (data files through S3)."""
-        from pyiceberg.catalog import load_catalog as pyiceberg_load_catalog
+        """The first ``limit`` rows as a pyarrow Table (one catalog call, then S3 reads)."""
+        return self.first_rows(name, self.load_table(warehouse, namespace, name), limit)
 
-        self.load_table(warehouse, namespace, name)  # a missing table fails here, with the catalog's message
-        catalog = pyiceberg_load_catalog("aistor", **catalog_properties(self.config, warehouse))
-        table = catalog.load_table((*namespace_levels(namespace), name))
+    def first_rows(self, name: str, loaded: dict, limit: int):
+        """The first ``limit`` rows of a table already loaded (its LoadTableResult), as a pyarrow Table:
+        PyIceberg scans the loaded metadata, reading manifests and data files through S3, so the
+        catalog is not asked again."""
+        from pyiceberg.io import load_file_io
+        from pyiceberg.table import DataScan
+        from pyiceberg.table.metadata import TableMetadataUtil
+
+        metadata = TableMetadataUtil.parse_obj(loaded["metadata"])
+        properties = {**catalog_properties(self.config), **(loaded.get("config") or {})}
+        io = load_file_io(properties, loaded.get("metadata-location") or metadata.location)
         try:
-            return table.scan(limit=limit).to_arrow()
+            return DataScan(metadata, io, limit=limit).to_arrow()
         except OSError as exc:
             raise ServiceError(f"cannot read the data files of {name}: {exc}") from None
 

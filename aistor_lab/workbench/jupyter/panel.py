@@ -41,7 +41,8 @@ def _snapshot_ids_as_text(snapshot: dict) -> dict:
 
 def table_details(client: AIStorClient, warehouse: str, namespace: str, table: str, preview_rows: int) -> dict:
     """What the panel shows of a table: schema, partition spec, properties, snapshots (their ids as
-    text), first rows (integers beyond JavaScript's exact range as text)."""
+    text), first rows (integers beyond JavaScript's exact range as text). One catalog call: all of it
+    comes from one load of the table (the rows from its data files, through S3)."""
     loaded = client.load_table(warehouse, namespace, table)
     metadata = loaded["metadata"]
     current = metadata.get("current-snapshot-id")
@@ -60,6 +61,6 @@ def table_details(client: AIStorClient, warehouse: str, namespace: str, table: s
         "preview": None,
     }
     if preview_rows > 0:
-        rows = client.preview_table(warehouse, namespace, table, preview_rows)
+        rows = client.first_rows(table, loaded, preview_rows)
         details["preview"] = {"columns": rows.column_names, "rows": _exact_in_javascript(rows.to_pylist())}
     return details
