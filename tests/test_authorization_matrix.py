@@ -68,7 +68,8 @@ class Caller:
 
 @dataclass(frozen=True)
 class Operation:
-    """One request of one API family; ``path`` may name {ns1_file}, {ns2_file}, {share}, {other}."""
+    """One request of one API family; ``path`` may name {ns1_file}, {ns2_file}, {share}, {other}, and
+    {doomed}: a fresh warehouse holding a table, made for the one call."""
 
     name: str
     family: str  # s3, system, catalog, admin, sharing: decides the error format checked
@@ -92,13 +93,21 @@ def _put_policy(server, document: dict) -> str:
     return name
 
 
-def _create_table(server, namespace: str, table: str) -> str:
+def _create_table(server, namespace: str, table: str, warehouse: str = WAREHOUSE) -> str:
     """A table with its metadata written; returns the key of its metadata file in the warehouse."""
-    assert catalog_call(server, "POST", f"/v1/{WAREHOUSE}/namespaces", {"namespace": [namespace]})[0] == 200
-    status, loaded = catalog_call(server, "POST", f"/v1/{WAREHOUSE}/namespaces/{namespace}/tables",
+    assert catalog_call(server, "POST", f"/v1/{warehouse}/namespaces", {"namespace": [namespace]})[0] == 200
+    status, loaded = catalog_call(server, "POST", f"/v1/{warehouse}/namespaces/{namespace}/tables",
                                   {"name": table, "schema": SCHEMA})
     assert status == 200, loaded
-    return loaded["metadata-location"].removeprefix(f"s3://{WAREHOUSE}/")
+    return loaded["metadata-location"].removeprefix(f"s3://{warehouse}/")
+
+
+def _doomed_warehouse(server) -> str:
+    """A warehouse of its own for one force delete, with a table in ns1."""
+    name = f"authz-doomed-{uuid.uuid4().hex[:8]}"
+    assert catalog_call(server, "POST", "/v1/warehouses", {"name": name})[0] in (200, 201)
+    _create_table(server, "ns1", "t1", name)
+    return name
 
 
 @pytest.fixture(scope="module")
@@ -176,6 +185,7 @@ OPERATIONS = [
     Operation("load ns1 table", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns1/tables/t1"),
     Operation("load ns2 table", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns2/tables/t2"),
     Operation("create namespace", "catalog", "POST", f"/_iceberg/v1/{WAREHOUSE}/namespaces"),
+    Operation("force delete warehouse", "catalog", "DELETE", "/_iceberg/v1/warehouses/{doomed}?force=true", b""),
     Operation("list users", "admin", "GET", "/_aistor/admin/v1/users"),
     Operation("list shares (admin)", "admin", "GET", "/_aistor/admin/v1/shares"),
     Operation("list shares", "sharing", "GET", "/delta-sharing/shares"),
@@ -206,6 +216,7 @@ MATRIX = {
     "load ns1 table":        [200, 403, 403, 403, 200, 401, 401, 401, 401, 200],
     "load ns2 table":        [200, 403, 403, 403, 403, 401, 401, 401, 401, 403],
     "create namespace":      [200, 403, 403, 403, 403, 401, 401, 401, 401, 403],
+    "force delete warehouse": [204, 403, 403, 403, 403, 401, 401, 401, 401, 403],
     "list users":            [200, 403, 403, 403, 403, 403, 400, 400, 400, 400],
     "list shares (admin)":   [200, 403, 403, 403, 403, 403, 400, 400, 400, 400],
     "list shares":           [401, 401, 401, 401, 401, 401, 200, 401, 200, 401],
@@ -244,8 +255,9 @@ def test_the_matrix_names_every_cell():
 @pytest.mark.parametrize(("operation", "caller"), CELLS, ids=[f"{o.name}|{c}" for o, c in CELLS])
 def test_cell(server, world, operation: Operation, caller: str):
     expected = MATRIX[operation.name][ROWS.index(caller)]
+    doomed = _doomed_warehouse(server) if "{doomed}" in operation.path else ""
     path = operation.path.format(ns1_file=world["ns1_file"], ns2_file=world["ns2_file"],
-                                 share=world["share"], other=world["other"])
+                                 share=world["share"], other=world["other"], doomed=doomed)
     response = world["callers"][caller].send(server.endpoint, operation.method, path, _body(operation))
     assert response.status_code == expected, (operation.name, caller, response.status_code, response.content[:300])
     if expected >= 400:

@@ -67,7 +67,8 @@ from pyiceberg.view.metadata import SQLViewRepresentation, ViewMetadata, ViewRep
 
 from aistor_lab.store import SYSTEM_BUCKET, NoSuchKey
 from aistor_lab.store.local import LocalStore
-from aistor_lab.tables import Catalog, TableResult
+from aistor_lab.tables import Catalog, TableResult, layout
+from aistor_lab.tables.containers import DELETING
 from aistor_lab.tables.errors import (
     AlreadyExistsException,
     BadRequestException,
@@ -308,6 +309,38 @@ def test_warehouse_lifecycle_uses_a_bucket(store):
     with pytest.raises(NoSuchWarehouseException):
         catalog.warehouses.get("sales")
     assert "sales" not in [b.name for b in store.list_buckets()]  # empty bucket removed
+
+
+def test_a_force_delete_stopped_midway_is_finished_by_a_retry(catalog, table, store):
+    """A crash right after the one conditional write that decides a force delete leaves the
+    warehouse marked: gone for the catalog, nothing can be created in it, and the next force delete
+    finishes the job. A refusal before that write takes the mark back."""
+    seen: list = []
+
+    def refuse(contents):
+        seen.extend((c.kind, c.namespace, c.name) for c in contents)
+        raise PermissionError("no")
+
+    with pytest.raises(PermissionError):
+        catalog.warehouses.purge(WH, authorize=refuse)
+    assert sorted(seen) == [("namespace", NS, None), ("table", NS, table)]
+    catalog.namespaces.create(WH, {"namespace": ["again"]})  # the mark was taken back
+
+    key = layout.warehouse_key(WH)
+    doc = catalog.ctx.docs.get(key)
+    assert catalog.ctx.docs.replace(key, {**doc.body, DELETING: 1}, doc.etag)  # what the crash left
+    for refused in (lambda: catalog.warehouses.get(WH), lambda: catalog.config(WH),
+                    lambda: catalog.namespaces.create(WH, {"namespace": ["late"]}),
+                    lambda: catalog.tables.create(WH, NS, create_request("late"))):
+        with pytest.raises(NoSuchWarehouseException):
+            refused()
+
+    catalog.warehouses.purge(WH, authorize=lambda contents: None)
+    assert catalog.ctx.docs.get(key) is None
+    assert not list(catalog.ctx.docs.keys(layout.catalog_prefix(WH)))
+    assert WH not in [b.name for b in store.list_buckets()]  # its files purged, the empty bucket removed
+    with pytest.raises(NoSuchWarehouseException):
+        catalog.warehouses.purge(WH, authorize=lambda contents: None)
 
 
 def test_config_names_the_prefix_and_spec_endpoints(catalog):

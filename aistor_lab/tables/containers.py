@@ -20,6 +20,8 @@ from .errors import CommitFailedException, IcebergError
 from .json_files import Doc, Documents
 
 DROPPING = "dropping-ms"
+# A warehouse under a force delete (warehouses.py): never stale, nothing may be created inside again.
+DELETING = "deleting-ms"
 _DROP_ATTEMPTS = 5
 
 
@@ -30,7 +32,7 @@ class Containers:
         self._stale_after_ms = stale_after_s * 1000
 
     def is_live(self, doc: Doc | None) -> bool:
-        if doc is None:
+        if doc is None or DELETING in doc.body:
             return False
         marked = doc.body.get(DROPPING)
         return marked is None or self._now_ms() - marked > self._stale_after_ms

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from ..store import ObjectStore
 from ..store.locations import OutsideScope, Scope
 from . import layout
-from .containers import Containers
+from .containers import DELETING, Containers
 from .errors import BadRequestException, NoSuchNamespaceException, NoSuchWarehouseException
 from .idempotency import Idempotency
 from .json_files import Doc, Documents, MetadataFiles, split_location
@@ -54,9 +54,19 @@ class CatalogContext:
     # (see containers.py).
     def warehouse(self, warehouse: str) -> Doc:
         doc = self.docs.get(layout.warehouse_key(warehouse))
-        if doc is None:
+        if doc is None or DELETING in doc.body:
             raise NoSuchWarehouseException(f"Warehouse does not exist: {warehouse}")
         return doc
+
+    def confirm_warehouse(self, warehouse: str, undo: Callable[[], object]) -> None:
+        """Called after writing something inside a warehouse: if a force delete marked it meanwhile,
+        undo the write and fail. Either the delete's listing sees the write or the writer sees the
+        mark, so nothing outlives the warehouse (the protocol of containers.py, one level up)."""
+        try:
+            self.warehouse(warehouse)
+        except NoSuchWarehouseException:
+            undo()
+            raise
 
     def namespace(self, warehouse: str, namespace: list[str]) -> Doc:
         doc = self.docs.get(layout.namespace_key(warehouse, namespace))

@@ -101,13 +101,15 @@ class Entries:
                 return None
             return etag
 
-        return self.ctx.containers.create_inside(
+        etag = self.ctx.containers.create_inside(
             layout.namespace_key(warehouse, namespace),
             lambda: no_such_namespace(namespace),
             put,
             lambda: AlreadyExistsException(f"Table or view already exists: {_dotted(namespace, name)}"),
             lambda etag: self.ctx.docs.delete(key, etag),
         )
+        self.ctx.confirm_warehouse(warehouse, lambda: self.ctx.docs.delete(key, etag))
+        return etag
 
     def drop(self, warehouse: str, namespace: list[str], name: str, kind: str) -> dict:
         """Delete the pointer; the body it had (to purge the files it names)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..store import SYSTEM_BUCKET, NoSuchBucket, NoSuchKey, ObjectStore, PreconditionFailed, WriteCondition
@@ -90,6 +91,16 @@ class Documents:
         return self.store.list_objects(
             SYSTEM_BUCKET, prefix=prefix, delimiter=delimiter, start_after=start_after, max_keys=max_keys
         )
+
+    def keys(self, prefix: str) -> Iterator[str]:
+        """Every key under ``prefix``, page after page."""
+        start_after = ""
+        while True:
+            page = self.list(prefix, start_after=start_after)
+            yield from (obj.key for obj in page.objects)
+            if not page.is_truncated or not page.next_marker:
+                return
+            start_after = page.next_marker
 
     def _put(self, key: str, body: dict, condition: WriteCondition) -> str | None:
         self._ready()

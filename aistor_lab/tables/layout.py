@@ -76,6 +76,17 @@ def entry_name(key: str, prefix: str) -> str:
     return unquote(key[len(prefix) : -len(".json")])
 
 
+def catalog_item(warehouse: str, key: str) -> tuple[str, list[str], str | None]:
+    """What a key under the warehouse's catalog prefix holds: ("namespace", levels, None), or
+    ("table" or "view", the levels of its namespace, its name)."""
+    folders, _, leaf = key[len(catalog_prefix(warehouse)) :].rpartition("/")
+    parts = folders.split("/") if folders else []
+    if leaf == NAMESPACE_DOC:
+        return "namespace", [unquote(part) for part in parts], None
+    kind = "table" if parts[-1] + "/" == TABLES_DIR else "view"
+    return kind, [unquote(part) for part in parts[:-1]], unquote(leaf[: -len(".json")])
+
+
 def is_table_pointer_key(key: str) -> bool:
     return f"/{TABLES_DIR}" in key
 

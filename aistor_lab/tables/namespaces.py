@@ -70,13 +70,14 @@ class Namespaces:
             missing = lambda: NoSuchWarehouseException(f"Warehouse does not exist: {warehouse}")
         key = layout.namespace_key(warehouse, namespace)
         body = {"namespace": namespace, "properties": properties}
-        self.ctx.containers.create_inside(
+        etag = self.ctx.containers.create_inside(
             container,
             missing,
             lambda: self.ctx.docs.create(key, body),
             lambda: AlreadyExistsException(f"Namespace already exists: {'.'.join(namespace)}"),
             lambda etag: self.ctx.docs.delete(key, etag),
         )
+        self.ctx.confirm_warehouse(warehouse, lambda: self.ctx.docs.delete(key, etag))
         return {"namespace": namespace, "properties": properties}
 
     def load(self, warehouse: str, namespace: list[str]) -> dict:

@@ -307,19 +307,13 @@ class Tables:
         return [pointer.body["location"] for pointer in self.table_pointers(warehouse)]
 
     def table_pointers(self, warehouse: str) -> list[Pointer]:
-        prefix = layout.catalog_prefix(warehouse)
-        pointers: list[Pointer] = []
-        start_after = ""
-        while True:
-            page = self.ctx.docs.list(prefix, start_after=start_after)
-            for obj in page.objects:
-                if layout.is_table_pointer_key(obj.key):
-                    pointer = self.ctx.pointers.current(obj.key)
-                    if pointer is not None:
-                        pointers.append(pointer)
-            if not page.is_truncated or not page.next_marker:
-                return pointers
-            start_after = page.next_marker
+        pointers = []
+        for key in self.ctx.docs.keys(layout.catalog_prefix(warehouse)):
+            if layout.is_table_pointer_key(key):
+                pointer = self.ctx.pointers.current(key)
+                if pointer is not None:
+                    pointers.append(pointer)
+        return pointers
 
     def rename(self, warehouse: str, request: dict, *, idempotency_key: str | None = None) -> None:
         """RenameTableRequest: ``source`` and ``destination`` identifiers (namespaces may differ)."""

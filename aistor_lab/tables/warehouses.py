@@ -2,18 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 from ..store import BucketAlreadyOwnedByYou, BucketNotEmpty, NoSuchBucket
 from . import layout
+from .containers import DELETING
 from .context import CatalogContext
 from .errors import (
     AlreadyExistsException,
     BadRequestException,
+    CommitFailedException,
     NoSuchWarehouseException,
     WarehouseNotEmptyException,
 )
+from .json_files import Doc, split_location
 from .names import check_warehouse_name
 from .pagination import list_page
 from .table_metadata import check_properties
+
+# The table and view locations a force delete purges, recorded on the marked warehouse so a retry finds them.
+PURGING = "purging-locations"
+
+
+class Content(NamedTuple):
+    """One thing a force delete removes: a namespace (``name`` None), a table or a view."""
+
+    kind: str  # "namespace", "table" or "view"
+    namespace: list[str]
+    name: str | None
+    uuid: str | None
+    location: str | None
+    key: str
 
 
 def _public(body: dict) -> dict:
@@ -84,7 +104,77 @@ class Warehouses:
             is_empty,
             lambda: WarehouseNotEmptyException(f"Warehouse is not empty: {name}"),
         )
+        self._delete_bucket_if_empty(name)
+
+    def _delete_bucket_if_empty(self, name: str) -> None:
         try:
             self.ctx.store.delete_bucket(name)
         except (BucketNotEmpty, NoSuchBucket):
             pass
+
+    def purge(
+        self,
+        name: str,
+        *,
+        authorize: Callable[[list[Content]], None],
+        idempotency_key: str | None = None,
+    ) -> None:
+        """Delete a warehouse with all it holds: namespaces, and tables and views with their files
+        purged (as a purging table drop does); then its bucket, if that is left empty.
+
+        All or nothing as far as the catalog is concerned. One conditional write decides: it marks
+        the warehouse document as being deleted, after which the warehouse answers as absent and
+        nothing can be created in it (context.confirm_warehouse), so what it holds is fixed.
+        ``authorize`` then sees all of that; if it raises, the mark is taken back and nothing has
+        changed. Otherwise the locations of the tables and views are recorded on the mark, their
+        catalog documents deleted, then their files, then the warehouse document. A failure midway
+        leaves a marked warehouse, absent for clients, whose deletion a retry of this call finishes
+        (an entry already loaded may be read until its document goes, a moment later)."""
+        check_warehouse_name(name)
+        self.ctx.idempotency.run(
+            idempotency_key, f"purge-warehouse {name}", lambda: self._purge(name, authorize)
+        )
+
+    def _purge(self, name: str, authorize: Callable[[list[Content]], None]) -> None:
+        key = layout.warehouse_key(name)
+        doc = self.ctx.docs.get(key)
+        if doc is None:
+            raise NoSuchWarehouseException(f"Warehouse does not exist: {name}")
+        resumed = DELETING in doc.body  # an earlier force delete stopped midway
+        if not resumed:
+            doc = self._replace(key, doc, {**doc.body, DELETING: self.ctx.now_ms()})
+        contents = self._contents(name)
+        try:
+            authorize(contents)
+        except BaseException:
+            if not resumed:
+                self.ctx.docs.replace(key, {k: v for k, v in doc.body.items() if k != DELETING}, doc.etag)
+            raise
+        locations = {*doc.body.get(PURGING, ()), *(c.location for c in contents if c.kind != "namespace")}
+        doc = self._replace(key, doc, {**doc.body, PURGING: sorted(locations)})
+        for content in contents:
+            self.ctx.docs.delete(content.key)
+        for location in doc.body[PURGING]:
+            bucket, prefix = split_location(location)
+            self.ctx.files.delete_prefix(bucket, prefix.rstrip("/") + "/")
+        self.ctx.docs.delete(key, doc.etag)
+        self._delete_bucket_if_empty(name)
+
+    def _replace(self, key: str, doc: Doc, body: dict) -> Doc:
+        etag = self.ctx.docs.replace(key, body, doc.etag)
+        if etag is None:
+            raise CommitFailedException("The warehouse changed concurrently while being deleted; retry")
+        return Doc(body, etag)
+
+    def _contents(self, name: str) -> list[Content]:
+        contents = []
+        for key in self.ctx.docs.keys(layout.catalog_prefix(name)):
+            kind, namespace, entry = layout.catalog_item(name, key)
+            body: dict = {}
+            if entry is not None:
+                pointer = self.ctx.pointers.current(key)
+                if pointer is None:  # dropped meanwhile
+                    continue
+                body = pointer.body
+            contents.append(Content(kind, namespace, entry, body.get("uuid"), body.get("location"), key))
+        return contents

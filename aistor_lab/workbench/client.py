@@ -232,20 +232,9 @@ class AIStorClient:
         return list(self._pages("/warehouses", "warehouses"))
 
     def delete_warehouse(self, name: str, force: bool = False) -> None:
-        """Delete an empty warehouse; with ``force`` first its namespaces, views and tables (purged)."""
-        if force:
-            for levels in self.list_namespaces(name):
-                self._delete_namespace_tree(name, levels)
-        self.catalog_call("DELETE", f"/warehouses/{_segment(name)}")
-
-    def _delete_namespace_tree(self, warehouse: str, levels: list[str]) -> None:
-        for child in self.list_namespaces(warehouse, levels):
-            self._delete_namespace_tree(warehouse, child)
-        for view in self.list_views(warehouse, levels):
-            self.catalog_call("DELETE", self._namespace_path(warehouse, levels) + f"/views/{_segment(view)}")
-        for table in self.list_tables(warehouse, levels):
-            self.delete_table(warehouse, levels, table, purge=True)
-        self.delete_namespace(warehouse, levels)
+        """Delete an empty warehouse; with ``force`` also its namespaces, views and tables (purged),
+        which the service does in one call, all or nothing as far as the catalog is concerned."""
+        self.catalog_call("DELETE", f"/warehouses/{_segment(name)}", query={"force": "true"} if force else None)
 
     # -- namespaces ---------------------------------------------------------------------------
 

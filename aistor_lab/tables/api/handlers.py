@@ -146,6 +146,19 @@ class CatalogHandler(SmallBodyHandler):
         self.authorize(action, scope)
         return scope
 
+    def authorize_contents(self, warehouse: str, contents: list) -> None:
+        """A force delete of a warehouse does in one call what the caller could do with one call per
+        thing it holds, so it needs the same rights: DeleteNamespace, DeleteTable and DeleteView on
+        each (a Deny on any one of them refuses the whole delete), besides DeleteWarehouse."""
+        for content in contents:
+            if content.kind == "namespace":
+                self.authorize("s3tables:DeleteNamespace", namespace_scope(warehouse, content.namespace))
+                continue
+            namespace = dotted(content.namespace)
+            action = "s3tables:DeleteTable" if content.kind == TABLE else "s3tables:DeleteView"
+            self.authorize(action, Scope(entry_arns(warehouse, content.kind, namespace, content.name, content.uuid),
+                                         {NAMESPACE_KEY: namespace, NAME_KEYS[content.kind]: content.name}))
+
     async def vend(self, scope: Scope, location: str) -> list[dict]:
         """Storage credentials for a table the caller may read: read-write when it may also commit.
         Vending never fails a request: what goes wrong is logged and nothing is vended."""
@@ -256,7 +269,12 @@ class WarehouseHandler(CatalogHandler):
 
     async def delete(self, warehouse: str) -> None:
         self.authorize("s3tables:DeleteWarehouse", warehouse_arn(warehouse))
-        await self.call(self.catalog.warehouses.delete, warehouse, idempotency_key=self.idempotency_key)
+        if self.query("force", "false").strip().lower() == "true":
+            authorize = functools.partial(self.authorize_contents, warehouse)
+            await self.call(self.catalog.warehouses.purge, warehouse, authorize=authorize,
+                            idempotency_key=self.idempotency_key)
+        else:
+            await self.call(self.catalog.warehouses.delete, warehouse, idempotency_key=self.idempotency_key)
         self.reply(None, 204)
 
 
