@@ -330,6 +330,7 @@ def test_a_force_delete_stopped_midway_is_finished_by_a_retry(catalog, table, st
     doc = catalog.ctx.docs.get(key)
     assert catalog.ctx.docs.replace(key, {**doc.body, DELETING: 1}, doc.etag)  # what the crash left
     for refused in (lambda: catalog.warehouses.get(WH), lambda: catalog.config(WH),
+                    lambda: catalog.warehouses.delete(WH),
                     lambda: catalog.namespaces.create(WH, {"namespace": ["late"]}),
                     lambda: catalog.tables.create(WH, NS, create_request("late"))):
         with pytest.raises(NoSuchWarehouseException):

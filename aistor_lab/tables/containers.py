@@ -70,7 +70,7 @@ class Containers:
     ) -> None:
         for _ in range(_DROP_ATTEMPTS):
             doc = self.docs.get(key)
-            if doc is None:
+            if doc is None or DELETING in doc.body:
                 raise missing()
             body = {k: v for k, v in doc.body.items() if k != DROPPING}
             marked = self.docs.replace(key, {**body, DROPPING: self._now_ms()}, doc.etag)
