@@ -16,6 +16,7 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
 from aistor_lab.workbench import spark as aistor_spark
+from aistor_lab.workbench.service_config import ServiceConfig
 from aistor_lab.workbench.spark.jars import ensure_kit
 
 from .conftest import (
@@ -207,7 +208,7 @@ def test_tokens_of_another_service_are_401(server, short_lived):
 @pytest.mark.timeout(1200)
 def test_spark_with_credential_and_oauth2_server_uri(server, warehouse):
     """The session of aistor_lab.workbench.spark with OAuth2 in place of its SigV4 signing properties."""
-    service = aistor_spark.Service(server.endpoint, ROOT_USER, ROOT_PASSWORD)
+    service = ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD)
     prefix = f"spark.sql.catalog.{aistor_spark.CATALOG}."
     signing = ("rest.sigv4-enabled", "rest.signing-name", "rest.signing-region", "rest.access-key-id",
                "rest.secret-access-key")

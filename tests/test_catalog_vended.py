@@ -17,6 +17,7 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
 from aistor_lab.workbench import spark as aistor_spark
+from aistor_lab.workbench.service_config import ServiceConfig
 from aistor_lab.workbench.spark.jars import ensure_kit
 
 from .conftest import (
@@ -265,7 +266,7 @@ def test_expired_credentials_are_refused(short_lived):
 def test_spark_writes_and_reads_through_vended_credentials(server, catalog, warehouse):
     """The session of aistor_lab.workbench.spark minus the catalog's s3.* keys, plus the delegation header: S3FileIO
     can only reach the data with what the catalog vends (no AWS settings in the job's environment)."""
-    service = aistor_spark.Service(server.endpoint, ROOT_USER, ROOT_PASSWORD)
+    service = ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD)
     conf = aistor_spark.spark_conf(warehouse, service=service, kit=ensure_kit())
     catalog_prefix = f"spark.sql.catalog.{aistor_spark.CATALOG}."
     conf = {k: v for k, v in conf.items() if not k.startswith(catalog_prefix + "s3.")}

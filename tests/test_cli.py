@@ -346,6 +346,26 @@ def test_users_policies_aliases_and_status(server, alias, aistor):
     assert "AISTOR_ENDPOINT is not set" in failed(aistor("status", "local"), 2)
 
 
+def test_warehouse_may_be_left_out_when_the_alias_has_a_default(server, alias, aistor):
+    alias("plain")
+    warehouse = unique("wh")
+    ok(aistor("warehouse", "create", "plain", warehouse))
+    ok(aistor("alias", "set", "lab", server.endpoint, ROOT_USER, ROOT_PASSWORD, "--warehouse", warehouse))
+    assert f"in warehouse '{warehouse}'" in ok(aistor("namespace", "create", "lab", "sales"))
+    ok(aistor("table", "create", "lab", "sales", "orders", "--schema", "id long not null"))
+    assert as_json(aistor("table", "list", "plain", warehouse, "sales", "--json")) == ["orders"]
+    assert as_json(aistor("table", "list", "lab", "sales", "--json")) == ["orders"]
+    assert as_json(aistor("namespace", "list", "lab", "--json")) == ["sales"]
+    # a WAREHOUSE given still wins over the default
+    assert as_json(aistor("namespace", "list", "lab", warehouse, "--json")) == ["sales"]
+    assert as_json(aistor("table", "info", "lab", "sales", "orders", "--json"))["metadata"]["location"].startswith(
+        f"s3://{warehouse}/")
+    # without a default there is nothing to fill in: the usage says what is missing, nothing is created
+    message = failed(aistor("namespace", "create", "plain", "hr"), 2)
+    assert "a WAREHOUSE is required" in message and "usage:" in message
+    assert as_json(aistor("namespace", "list", "plain", warehouse, "--json")) == ["sales"]
+
+
 @pytest.mark.parametrize(("args", "message"), [
     ([], "required: COMMAND"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),

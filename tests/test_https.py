@@ -39,7 +39,8 @@ from aistor_lab.sharing.service import sharing_endpoint
 from aistor_lab.workbench.client import AIStorClient, ServiceConfig, ServiceUnreachable
 from aistor_lab.workbench.jupyter.extension import AIStorLabApp, kernel_environment
 from aistor_lab.workbench.jupyter.process import ServiceProcess
-from aistor_lab.workbench.spark import Service, spark_conf
+from aistor_lab.workbench.service_config import catalog_properties
+from aistor_lab.workbench.spark import spark_conf
 from aistor_lab.workbench.spark.jars import ensure_kit
 
 from .conftest import ROOT_PASSWORD, ROOT_USER, seed_catalog_properties
@@ -192,17 +193,35 @@ def test_the_public_endpoint_takes_the_scheme_of_the_service():
 
 
 def test_spark_sessions_trust_the_truststore_only_for_https():
-    https = Service("https://127.0.0.1:9443", "ak", "sk", truststore="/certs/truststore.p12")
+    https = ServiceConfig("https://127.0.0.1:9443", "ak", "sk", truststore="/certs/truststore.p12")
     conf = spark_conf("lab", service=https, kit=None)
     for side in ("driver", "executor"):
         assert conf[f"spark.{side}.extraJavaOptions"] == tls.java_trust_options("/certs/truststore.p12")
-    plain = Service("http://127.0.0.1:9000", "ak", "sk", truststore="/certs/truststore.p12")
+    plain = ServiceConfig("http://127.0.0.1:9000", "ak", "sk", truststore="/certs/truststore.p12")
     assert "spark.driver.extraJavaOptions" not in spark_conf("lab", service=plain, kit=None)
-    untrusting = Service(https.endpoint, "ak", "sk")  # the JVM's own CAs: a publicly signed certificate
+    untrusting = ServiceConfig(https.endpoint, "ak", "sk")  # the JVM's own CAs: a publicly signed certificate
     assert "spark.driver.extraJavaOptions" not in spark_conf("lab", service=untrusting, kit=None)
 
 
 # -- clients over TLS -------------------------------------------------------------------------------
+
+
+def test_pyiceberg_verifies_with_the_ca_bundle_of_the_config(tls_server, trust, admin, monkeypatch):
+    """The config's CA reaches PyIceberg's catalog session through its properties, with no variable
+    that requests would read by itself."""
+    from pyiceberg.catalog import load_catalog
+
+    for name in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "AWS_CA_BUNDLE", "SSL_CERT_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    trusting = ServiceConfig(tls_server.endpoint, ROOT_USER, ROOT_PASSWORD, warehouse=WAREHOUSE,
+                             ca_bundle=str(trust.ca_bundle))
+    catalog = load_catalog("tls", **catalog_properties(trusting))
+    catalog.create_namespace_if_not_exists("verified")
+    assert ("verified",) in catalog.list_namespaces()
+    untrusting = ServiceConfig(tls_server.endpoint, ROOT_USER, ROOT_PASSWORD, warehouse=WAREHOUSE)
+    with pytest.raises(requests.exceptions.SSLError):
+        load_catalog("tls", **catalog_properties(untrusting))
+
 
 
 def test_boto3_over_https(tls_server, tls_s3):

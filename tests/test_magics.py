@@ -105,6 +105,17 @@ def test_line_magic_catalog_commands(cell, warehouse, server):
     assert value(cell(f"%aistor namespace list {warehouse} --json")) == []
 
 
+def test_warehouse_defaults_to_the_environments(cell, warehouse, monkeypatch):
+    monkeypatch.setenv("AISTOR_WAREHOUSE", warehouse)
+    created = value(cell("%aistor namespace create sales"))
+    assert created.text() == f"Namespace 'sales' created in warehouse '{warehouse}'."
+    value(cell("%%aistor table create sales orders\nid long not null, total double"))
+    assert value(cell(f"%aistor table list {warehouse} sales --json")) == ["orders"]
+    assert value(cell("%aistor table list sales --json")) == ["orders"]
+    monkeypatch.delenv("AISTOR_WAREHOUSE")
+    assert "a WAREHOUSE is required" in failure(cell("%aistor table list sales"))
+
+
 def test_cell_body_is_the_schema(cell, warehouse, server):
     value(cell(f"%aistor namespace create {warehouse} hr"))
     value(cell(f"%%aistor table create {warehouse} hr people --partition department\n"

@@ -16,11 +16,11 @@ from aistor_lab.workbench.client import (
     AIStorClient,
     AIStorError,
     ServiceConfig,
-    delta_storage_options,
     load_catalog,
 )
 from aistor_lab.workbench.jupyter.process import ServiceProcess, free_port
 from aistor_lab.workbench.sample_data import TPCH_TABLES, default_data_dir, load, read_tpch_table
+from aistor_lab.workbench.service_config import delta_storage_options
 
 from .conftest import ROOT_PASSWORD, ROOT_USER
 

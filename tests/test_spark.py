@@ -23,6 +23,7 @@ from pyiceberg.catalog import load_catalog
 from pyspark.errors import AnalysisException
 
 from aistor_lab.workbench import spark as aistor_spark
+from aistor_lab.workbench.service_config import ServiceConfig, delta_storage_options
 from aistor_lab.workbench.spark.jars import ensure_kit
 
 from .conftest import ROOT_PASSWORD, ROOT_USER, catalog_call, seed_catalog_properties
@@ -337,7 +338,7 @@ def test_s3a_paths(spark, s3, bucket):
 
 
 def test_delta_table_reaches_spark_without_delta_jars(spark, server, bucket):
-    options = aistor_spark.Service.from_env(server.endpoint, ROOT_USER, ROOT_PASSWORD).storage_options()
+    options = delta_storage_options(ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD))
     uri = f"s3://{bucket}/employees"
     write_deltalake(uri, pa.table({"id": [1, 2], "name": ["ada", None]}), storage_options=options)
     write_deltalake(uri, pa.table({"id": [3], "name": ["grace"]}), mode="append", storage_options=options)

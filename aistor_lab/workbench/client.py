@@ -4,16 +4,14 @@ The Iceberg REST catalog (``/_iceberg``) is signed with the signing name ``s3tab
 (``/_aistor/admin/v1``) with ``s3``, as MinIO's admin clients do. Every failure is an
 ``AIStorError`` with a one-line message: the service's own error text, never a stack trace.
 
-``ServiceConfig.from_env()`` reads what the Jupyter extension exports to kernels, so
-``AIStorClient.from_env()`` and ``load_catalog()`` need no arguments inside JupyterLab.
+``ServiceConfig.from_env()`` (service_config.py) reads what the Jupyter extension exports to kernels,
+so ``AIStorClient.from_env()`` and ``load_catalog()`` need no arguments inside JupyterLab.
 """
 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -25,12 +23,12 @@ from botocore.exceptions import HTTPClientError
 from botocore.exceptions import SSLError as BotocoreSSLError
 from botocore.httpsession import URLLib3Session
 
+from .service_config import CATALOG_SIGNING_NAME, ServiceConfig, catalog_properties
+
 CATALOG_PREFIX = "/_iceberg/v1"
 ADMIN_PREFIX = "/_aistor/admin/v1"
 HEALTH_PATH = "/_aistor/health"
-CATALOG_SIGNING_NAME = "s3tables"
 NAMESPACE_SEPARATOR = "\x1f"  # multi-level namespaces travel as one path segment joined by %1F
-DEFAULT_REGION = "us-east-1"
 
 
 class AIStorError(Exception):
@@ -56,68 +54,6 @@ class ServiceUnreachable(AIStorError):
     """Nothing answers at the endpoint (not started, stopped, or the wrong address)."""
 
     exit_code = 3
-
-
-@dataclass(frozen=True)
-class ServiceConfig:
-    """Where the service is and who we are to it."""
-
-    endpoint: str
-    access_key: str
-    secret_key: str
-    region: str = DEFAULT_REGION
-    warehouse: str | None = None  # the default warehouse, when one is known
-    # The PEM file of the CAs to verify an https endpoint with; None: $AWS_CA_BUNDLE, else certifi's.
-    ca_bundle: str | None = None
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> ServiceConfig | None:
-        """The service the Jupyter extension exported (``AISTOR_*``), or None when there is none."""
-        env = os.environ if environ is None else environ
-        endpoint = env.get("AISTOR_ENDPOINT")
-        if not endpoint:
-            return None
-        return cls(
-            endpoint=endpoint.rstrip("/"),
-            access_key=env.get("AISTOR_ACCESS_KEY") or env.get("AWS_ACCESS_KEY_ID") or "",
-            secret_key=env.get("AISTOR_SECRET_KEY") or env.get("AWS_SECRET_ACCESS_KEY") or "",
-            region=env.get("AISTOR_REGION") or env.get("AWS_REGION") or DEFAULT_REGION,
-            warehouse=env.get("AISTOR_WAREHOUSE") or None,
-            ca_bundle=env.get("AISTOR_CA_BUNDLE") or None,
-        )
-
-
-def catalog_properties(config: ServiceConfig, warehouse: str | None = None) -> dict[str, str]:
-    """PyIceberg's configuration for the service: the product documentation's, with credentials."""
-    properties = {
-        "uri": f"{config.endpoint}/_iceberg",
-        "rest.sigv4-enabled": "true",
-        "rest.signing-name": CATALOG_SIGNING_NAME,
-        "rest.signing-region": config.region,
-        "client.region": config.region,
-        "client.access-key-id": config.access_key,
-        "client.secret-access-key": config.secret_key,
-        "s3.endpoint": config.endpoint,
-        "s3.region": config.region,
-        "s3.path-style-access": "true",
-        "s3.access-key-id": config.access_key,
-        "s3.secret-access-key": config.secret_key,
-    }
-    if warehouse or config.warehouse:
-        properties["warehouse"] = warehouse or config.warehouse
-    return properties
-
-
-def delta_storage_options(config: ServiceConfig) -> dict[str, str]:
-    """Options for deltalake (the Rust object_store) to reach the service's S3 API."""
-    return {
-        "AWS_ENDPOINT_URL": config.endpoint,
-        "AWS_ACCESS_KEY_ID": config.access_key,
-        "AWS_SECRET_ACCESS_KEY": config.secret_key,
-        "AWS_REGION": config.region,
-        # object_store refuses http:// endpoints unless told.
-        "AWS_ALLOW_HTTP": "true" if config.endpoint.startswith("http://") else "false",
-    }
 
 
 def load_catalog(warehouse: str | None = None, name: str = "aistor", **overrides: str):
@@ -164,9 +100,7 @@ class AIStorClient:
     def __init__(self, config: ServiceConfig, timeout: float = 60):
         self.config = config
         self._credentials = Credentials(config.access_key, config.secret_key)
-        # botocore's own clients read AWS_CA_BUNDLE; its bare HTTP session does not, so we do.
-        verify = config.ca_bundle or os.environ.get("AWS_CA_BUNDLE") or True
-        self._http = URLLib3Session(timeout=timeout, verify=verify)
+        self._http = URLLib3Session(timeout=timeout, verify=config.verify)
 
     @classmethod
     def from_env(cls) -> AIStorClient:

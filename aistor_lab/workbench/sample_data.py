@@ -17,7 +17,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .client import AIStorClient, AIStorError, ServiceConfig, catalog_properties, delta_storage_options
+from .client import AIStorClient, AIStorError
+from .service_config import ServiceConfig, boto3_options, catalog_properties, delta_storage_options
 
 TPCH_TABLES = ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
 DELTA_BUCKET = "testdelta"
@@ -63,9 +64,7 @@ def _ensure_bucket(config: ServiceConfig, bucket: str) -> None:
     import boto3
     from botocore.exceptions import ClientError
 
-    s3 = boto3.client("s3", endpoint_url=config.endpoint, aws_access_key_id=config.access_key,
-                      aws_secret_access_key=config.secret_key, region_name=config.region,
-                      verify=config.ca_bundle or None)
+    s3 = boto3.client("s3", **boto3_options(config))
     try:
         s3.create_bucket(Bucket=bucket)
     except ClientError as exc:

@@ -409,9 +409,11 @@ def spark(ctx: Context, args: argparse.Namespace) -> Result:
     try:
         from ..spark import sessions as spark_module
 
-        session = spark_module.session()
+        session = spark_module.session(service=ctx.service)
     except ImportError as exc:
         raise AIStorError(f"Spark is not available: {exc}") from None
+    except ValueError as exc:  # no warehouse to configure the catalog with
+        raise AIStorError(str(exc)) from None
     assert ctx.namespace is not None
     ctx.namespace["spark"] = session
     return Message(f"SparkSession (Spark {session.version}) bound to `spark`.", {"version": session.version})

@@ -4,8 +4,9 @@ Each ``Command`` has a name (``table create``), its arguments (argparse), and a 
 returns a ``Result`` (results.py) which renders as text, JSON or HTML. The commands mirror
 ``mc table ...``: in the CLI the first argument names the service by alias (``myaistor``, or
 ``myaistor/SHARE`` for share commands); in notebooks and the side panel the alias is left out
-when the environment names a default service. ``aistor table warehouse create ...`` (mc's
-spelling) is accepted too.
+when the environment names a default service. A ``WAREHOUSE`` argument may be left out when the
+service has a default warehouse (``AISTOR_WAREHOUSE``, or the alias's ``--warehouse``).
+``aistor table warehouse create ...`` (mc's spelling) is accepted too.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ class Command:
 
 # -- the table ------------------------------------------------------------------------------------
 
-WAREHOUSE = arg("warehouse", metavar="WAREHOUSE")
+# Filled in from the service's default warehouse when left out (see _default_warehouse).
+WAREHOUSE = arg("warehouse", metavar="WAREHOUSE", nargs="?", help="default: the service's default warehouse")
 NAMESPACE = arg("namespace", metavar="NAMESPACE", help="dotted for nested namespaces: sales.eu")
 TABLE = arg("table", metavar="TABLE")
 # Aliases are the user's own files: not something the side panel changes.
@@ -255,6 +257,16 @@ def _service(front: Front, command: Command, args: argparse.Namespace,
     return service
 
 
+def _default_warehouse(command: Command, args: argparse.Namespace, service: ServiceConfig | None) -> None:
+    """A left-out ``WAREHOUSE`` becomes the service's default warehouse."""
+    if WAREHOUSE not in command.args or args.warehouse:
+        return
+    if service is None or not service.warehouse:
+        raise UsageError("a WAREHOUSE is required: the service has no default warehouse "
+                         "(set AISTOR_WAREHOUSE, or give the alias one with --warehouse)")
+    args.warehouse = service.warehouse
+
+
 def parse(argv: Sequence[str], front: Front) -> argparse.Namespace:
     """Parse a command line; raises UsageError (or HelpRequested for ``--help``)."""
     return build_parser(front).parse_args(mc_compatible(argv))
@@ -279,6 +291,7 @@ def execute(argv: Sequence[str], front: Front, *, service: ServiceConfig | None 
         if body is not None and body.strip():
             _fill_from_body(command, args, body)
         context = Context(_service(front, command, args, service), namespace)
+        _default_warehouse(command, args, context.service)
         return args, command.run(context, args)
     except UsageError as exc:
         exc.usage = exc.usage or args._parser.format_usage()

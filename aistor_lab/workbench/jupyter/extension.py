@@ -33,7 +33,8 @@ from traitlets import Bool, Float, Unicode
 
 from ...settings import DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USER, parse_address
 from ...tls import Trust, trust_files
-from ..client import AIStorClient, AIStorError, ServiceConfig, ServiceError
+from ..client import AIStorClient, AIStorError, ServiceError
+from ..service_config import ServiceConfig, delta_storage_options
 from . import handlers
 from .process import ServiceProcess
 from .supervisor import Supervisor
@@ -51,14 +52,7 @@ def kernel_environment(config: ServiceConfig, export_aws: bool = True,
         "AISTOR_WAREHOUSE": config.warehouse or "",
     }
     if export_aws:
-        env.update({
-            "AWS_ENDPOINT_URL": config.endpoint,
-            "AWS_ACCESS_KEY_ID": config.access_key,
-            "AWS_SECRET_ACCESS_KEY": config.secret_key,
-            "AWS_REGION": config.region,
-            # deltalake (Rust object_store) refuses http:// endpoints unless told.
-            "AWS_ALLOW_HTTP": "true" if config.endpoint.startswith("http://") else "false",
-        })
+        env.update(delta_storage_options(config))  # deltalake's options are the standard AWS variables
     if trust is not None:
         env.update(trust.environment(export_aws))
     return env
@@ -125,7 +119,8 @@ class AIStorLabApp(ExtensionApp):
                                          stop_timeout=self.stop_timeout, watch_interval=self.watch_interval)
             endpoint = process.endpoint
         self.service = ServiceConfig(endpoint, self.root_user, self.root_password, self.region,
-                                     self.default_warehouse or None, str(trust.ca_bundle) if trust else None)
+                                     self.default_warehouse or None, str(trust.ca_bundle) if trust else None,
+                                     str(trust.truststore) if trust else None)
         # Kernels inherit the server's environment: set it before any kernel starts.
         os.environ.update(kernel_environment(self.service, self.export_aws_env, trust))
         self.log.info("aistor-lab | kernels will use the service at %s", endpoint)
