@@ -53,32 +53,32 @@ class Warehouses:
         """Register a warehouse, creating its bucket if absent (an existing bucket is adopted)."""
         if not isinstance(request, dict):
             raise BadRequestException("Invalid request: expected an object with a name")
-        name = check_warehouse_name(request.get("name"))
-        if self.ctx.store.is_system_bucket(name):  # on a remote cluster its name is an ordinary one
-            raise BadRequestException(f"Invalid warehouse name {name!r}: reserved by this server")
+        warehouse = check_warehouse_name(request.get("name"))
+        if self.ctx.store.is_system_bucket(warehouse):  # on a remote cluster its name is an ordinary one
+            raise BadRequestException(f"Invalid warehouse name {warehouse!r}: reserved by this server")
         properties = check_properties(request.get("properties"))
         return self.ctx.idempotency.run(
-            idempotency_key, f"create-warehouse {name}", lambda: self._create(name, properties)
+            idempotency_key, f"create-warehouse {warehouse}", lambda: self._create(warehouse, properties)
         )
 
-    def _create(self, name: str, properties: dict) -> dict:
+    def _create(self, warehouse: str, properties: dict) -> dict:
         try:
-            self.ctx.store.create_bucket(name)
+            self.ctx.store.create_bucket(warehouse)
         except BucketAlreadyOwnedByYou:
             pass
         body = {
-            "name": name,
-            "uuid": self.ctx.new_location(name)[0],
+            "name": warehouse,
+            "uuid": self.ctx.new_location(warehouse)[0],
             "created-ms": self.ctx.now_ms(),
             "properties": properties,
         }
-        if self.ctx.docs.create(layout.warehouse_key(name), body) is None:
-            raise AlreadyExistsException(f"Warehouse already exists: {name}")
+        if self.ctx.docs.create(layout.warehouse_key(warehouse), body) is None:
+            raise AlreadyExistsException(f"Warehouse already exists: {warehouse}")
         return _public(body)
 
-    def get(self, name: str) -> dict:
-        check_warehouse_name(name)
-        return _public(self.ctx.warehouse(name).body)
+    def get(self, warehouse: str) -> dict:
+        check_warehouse_name(warehouse)
+        return _public(self.ctx.warehouse(warehouse).body)
 
     def list(self, page_token: str | None = None, page_size: int | None = None) -> dict:
         def select(key: str) -> str | None:
@@ -87,34 +87,36 @@ class Warehouses:
         names, token = list_page(self.ctx.docs, layout.warehouses_prefix(), select, page_token, page_size)
         return {"warehouses": names, "next-page-token": token}
 
-    def delete(self, name: str, *, idempotency_key: str | None = None) -> None:
+    def delete(self, warehouse: str, *, idempotency_key: str | None = None) -> None:
         """Unregister a warehouse (refused while it holds namespaces). Its bucket is deleted too when
         empty; a bucket that still holds objects is kept: the catalog never deletes data it did not
         write as part of a table."""
-        check_warehouse_name(name)
-        self.ctx.idempotency.run(idempotency_key, f"delete-warehouse {name}", lambda: self._delete(name))
+        check_warehouse_name(warehouse)
+        self.ctx.idempotency.run(
+            idempotency_key, f"delete-warehouse {warehouse}", lambda: self._delete(warehouse)
+        )
 
-    def _delete(self, name: str) -> None:
+    def _delete(self, warehouse: str) -> None:
         def is_empty() -> bool:
-            return not self.ctx.docs.list(layout.catalog_prefix(name), max_keys=1).objects
+            return not self.ctx.docs.list(layout.catalog_prefix(warehouse), max_keys=1).objects
 
         self.ctx.containers.drop(
-            layout.warehouse_key(name),
-            lambda: NoSuchWarehouseException(f"Warehouse does not exist: {name}"),
+            layout.warehouse_key(warehouse),
+            lambda: NoSuchWarehouseException(f"Warehouse does not exist: {warehouse}"),
             is_empty,
-            lambda: WarehouseNotEmptyException(f"Warehouse is not empty: {name}"),
+            lambda: WarehouseNotEmptyException(f"Warehouse is not empty: {warehouse}"),
         )
-        self._delete_bucket_if_empty(name)
+        self._delete_bucket_if_empty(warehouse)
 
-    def _delete_bucket_if_empty(self, name: str) -> None:
+    def _delete_bucket_if_empty(self, warehouse: str) -> None:
         try:
-            self.ctx.store.delete_bucket(name)
+            self.ctx.store.delete_bucket(warehouse)
         except (BucketNotEmpty, NoSuchBucket):
             pass
 
     def purge(
         self,
-        name: str,
+        warehouse: str,
         *,
         authorize: Callable[[list[Content]], None],
         idempotency_key: str | None = None,
@@ -130,20 +132,20 @@ class Warehouses:
         catalog documents deleted, then their files, then the warehouse document. A failure midway
         leaves a marked warehouse, absent for clients, whose deletion a retry of this call finishes
         (an entry already loaded may be read until its document goes, a moment later)."""
-        check_warehouse_name(name)
+        check_warehouse_name(warehouse)
         self.ctx.idempotency.run(
-            idempotency_key, f"purge-warehouse {name}", lambda: self._purge(name, authorize)
+            idempotency_key, f"purge-warehouse {warehouse}", lambda: self._purge(warehouse, authorize)
         )
 
-    def _purge(self, name: str, authorize: Callable[[list[Content]], None]) -> None:
-        key = layout.warehouse_key(name)
+    def _purge(self, warehouse: str, authorize: Callable[[list[Content]], None]) -> None:
+        key = layout.warehouse_key(warehouse)
         doc = self.ctx.docs.get(key)
         if doc is None:
-            raise NoSuchWarehouseException(f"Warehouse does not exist: {name}")
+            raise NoSuchWarehouseException(f"Warehouse does not exist: {warehouse}")
         resumed = DELETING in doc.body  # an earlier force delete stopped midway
         if not resumed:
             doc = self._replace(key, doc, {**doc.body, DELETING: self.ctx.now_ms()})
-        contents = self._contents(name)
+        contents = self._contents(warehouse)
         try:
             authorize(contents)
         except BaseException:
@@ -158,7 +160,7 @@ class Warehouses:
             bucket, prefix = split_location(location)
             self.ctx.files.delete_prefix(bucket, prefix.rstrip("/") + "/")
         self.ctx.docs.delete(key, doc.etag)
-        self._delete_bucket_if_empty(name)
+        self._delete_bucket_if_empty(warehouse)
 
     def _replace(self, key: str, doc: Doc, body: dict) -> Doc:
         etag = self.ctx.docs.replace(key, body, doc.etag)
@@ -166,10 +168,10 @@ class Warehouses:
             raise CommitFailedException("The warehouse changed concurrently while being deleted; retry")
         return Doc(body, etag)
 
-    def _contents(self, name: str) -> list[Content]:
+    def _contents(self, warehouse: str) -> list[Content]:
         contents = []
-        for key in self.ctx.docs.keys(layout.catalog_prefix(name)):
-            kind, namespace, entry = layout.catalog_item(name, key)
+        for key in self.ctx.docs.keys(layout.catalog_prefix(warehouse)):
+            kind, namespace, entry = layout.catalog_item(warehouse, key)
             body: dict = {}
             if entry is not None:
                 pointer = self.ctx.pointers.current(key)

@@ -129,20 +129,20 @@ class CatalogHandler(SmallBodyHandler):
             resource = scope if isinstance(scope, str) else scope.resources[0]
             raise Forbidden(f"Access denied: {action} on {resource}")
 
-    async def entry_scope(self, prefix: str, levels: Sequence[str], name: str, kind: str, *,
+    async def entry_scope(self, warehouse: str, namespace: Sequence[str], name: str, kind: str, *,
                           existing: bool = True) -> Scope:
         """A table's or view's Scope: by name and, when ``existing``, also by its uuid. The root user is
         allowed everything, so its requests (the benchmarked hot path) read no uuid."""
-        namespace = dotted(levels)
+        dotted_namespace = dotted(namespace)
         uuid = None
         if existing and not self.services.iam.is_root(self.access_key):
-            uuid = await self.call(self.catalog.entry_uuid, prefix, list(levels), name, kind)
-        return Scope(entry_arns(prefix, kind, namespace, name, uuid),
-                     {NAMESPACE_KEY: namespace, NAME_KEYS[kind]: name})
+            uuid = await self.call(self.catalog.entry_uuid, warehouse, list(namespace), name, kind)
+        return Scope(entry_arns(warehouse, kind, dotted_namespace, name, uuid),
+                     {NAMESPACE_KEY: dotted_namespace, NAME_KEYS[kind]: name})
 
-    async def authorize_entry(self, action: str, prefix: str, levels: Sequence[str], name: str, kind: str, *,
+    async def authorize_entry(self, action: str, warehouse: str, namespace: Sequence[str], name: str, kind: str, *,
                               existing: bool = True) -> Scope:
-        scope = await self.entry_scope(prefix, levels, name, kind, existing=existing)
+        scope = await self.entry_scope(warehouse, namespace, name, kind, existing=existing)
         self.authorize(action, scope)
         return scope
 
@@ -154,10 +154,10 @@ class CatalogHandler(SmallBodyHandler):
             if content.kind == "namespace":
                 self.authorize("s3tables:DeleteNamespace", namespace_scope(warehouse, content.namespace))
                 continue
-            namespace = dotted(content.namespace)
+            dotted_namespace = dotted(content.namespace)
             action = "s3tables:DeleteTable" if content.kind == TABLE else "s3tables:DeleteView"
-            self.authorize(action, Scope(entry_arns(warehouse, content.kind, namespace, content.name, content.uuid),
-                                         {NAMESPACE_KEY: namespace, NAME_KEYS[content.kind]: content.name}))
+            arns = entry_arns(warehouse, content.kind, dotted_namespace, content.name, content.uuid)
+            self.authorize(action, Scope(arns, {NAMESPACE_KEY: dotted_namespace, NAME_KEYS[content.kind]: content.name}))
 
     async def vend(self, scope: Scope, location: str) -> list[dict]:
         """Storage credentials for a table the caller may read: read-write when it may also commit.
@@ -238,9 +238,9 @@ def dotted(namespace: Sequence[str]) -> str:
     return ".".join(namespace)
 
 
-def namespace_scope(prefix: str, levels: Sequence[str]) -> Scope:
-    namespace = dotted(levels)
-    return Scope(namespace_arns(prefix, namespace), {NAMESPACE_KEY: namespace})
+def namespace_scope(warehouse: str, namespace: Sequence[str]) -> Scope:
+    dotted_namespace = dotted(namespace)
+    return Scope(namespace_arns(warehouse, dotted_namespace), {NAMESPACE_KEY: dotted_namespace})
 
 
 class ConfigHandler(CatalogHandler):
@@ -279,74 +279,74 @@ class WarehouseHandler(CatalogHandler):
 
 
 class NamespacesHandler(CatalogHandler):
-    async def get(self, prefix: str) -> None:
+    async def get(self, warehouse: str) -> None:
         parent = self.query("parent")
         context = {NAMESPACE_KEY: dotted(split_namespace(parent))} if parent else {}
-        self.authorize("s3tables:ListNamespaces", Scope((warehouse_arn(prefix),), context))
+        self.authorize("s3tables:ListNamespaces", Scope((warehouse_arn(warehouse),), context))
         result = await self.call(
-            self.catalog.namespaces.list, prefix, split_namespace(parent) if parent else None, **self.page()
+            self.catalog.namespaces.list, warehouse, split_namespace(parent) if parent else None, **self.page()
         )
         self.reply(result)
 
-    async def post(self, prefix: str) -> None:
+    async def post(self, warehouse: str) -> None:
         body = self.json_body(bodies.CREATE_NAMESPACE)
         self.authorize("s3tables:CreateNamespace",
-                       Scope((warehouse_arn(prefix),), {NAMESPACE_KEY: dotted(body["namespace"])}))
-        self.reply(await self.call(self.catalog.namespaces.create, prefix, body, idempotency_key=self.idempotency_key))
+                       Scope((warehouse_arn(warehouse),), {NAMESPACE_KEY: dotted(body["namespace"])}))
+        self.reply(await self.call(self.catalog.namespaces.create, warehouse, body, idempotency_key=self.idempotency_key))
 
 
 class NamespaceHandler(CatalogHandler):
-    async def get(self, prefix: str, namespace: str) -> None:
-        levels = split_namespace(namespace)
-        self.authorize("s3tables:GetNamespace", namespace_scope(prefix, levels))
-        self.reply(await self.call(self.catalog.namespaces.load, prefix, levels))
+    async def get(self, warehouse: str, joined_namespace: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        self.authorize("s3tables:GetNamespace", namespace_scope(warehouse, namespace))
+        self.reply(await self.call(self.catalog.namespaces.load, warehouse, namespace))
 
-    async def head(self, prefix: str, namespace: str) -> None:
-        levels = split_namespace(namespace)
-        self.authorize("s3tables:GetNamespace", namespace_scope(prefix, levels))
-        await self.call(self.catalog.namespaces.exists, prefix, levels)
+    async def head(self, warehouse: str, joined_namespace: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        self.authorize("s3tables:GetNamespace", namespace_scope(warehouse, namespace))
+        await self.call(self.catalog.namespaces.exists, warehouse, namespace)
         self.reply(None, 204)
 
-    async def delete(self, prefix: str, namespace: str) -> None:
-        levels = split_namespace(namespace)
-        self.authorize("s3tables:DeleteNamespace", namespace_scope(prefix, levels))
-        await self.call(self.catalog.namespaces.drop, prefix, levels, idempotency_key=self.idempotency_key)
+    async def delete(self, warehouse: str, joined_namespace: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        self.authorize("s3tables:DeleteNamespace", namespace_scope(warehouse, namespace))
+        await self.call(self.catalog.namespaces.drop, warehouse, namespace, idempotency_key=self.idempotency_key)
         self.reply(None, 204)
 
 
 class NamespacePropertiesHandler(CatalogHandler):
-    async def post(self, prefix: str, namespace: str) -> None:
-        levels = split_namespace(namespace)
+    async def post(self, warehouse: str, joined_namespace: str) -> None:
+        namespace = split_namespace(joined_namespace)
         body = self.json_body(bodies.UPDATE_NAMESPACE_PROPERTIES)
-        self.authorize("s3tables:UpdateNamespaceProperties", namespace_scope(prefix, levels))
+        self.authorize("s3tables:UpdateNamespaceProperties", namespace_scope(warehouse, namespace))
         result = await self.call(
-            self.catalog.namespaces.update_properties, prefix, levels, body,
+            self.catalog.namespaces.update_properties, warehouse, namespace, body,
             idempotency_key=self.idempotency_key,
         )
         self.reply(result)
 
 
 class TablesHandler(CatalogHandler):
-    async def get(self, prefix: str, namespace: str) -> None:
-        levels = split_namespace(namespace)
-        self.authorize("s3tables:ListTables", namespace_scope(prefix, levels))
-        self.reply(await self.call(self.catalog.tables.list, prefix, levels, **self.page()))
+    async def get(self, warehouse: str, joined_namespace: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        self.authorize("s3tables:ListTables", namespace_scope(warehouse, namespace))
+        self.reply(await self.call(self.catalog.tables.list, warehouse, namespace, **self.page()))
 
-    async def post(self, prefix: str, namespace: str) -> None:
-        levels = split_namespace(namespace)
+    async def post(self, warehouse: str, joined_namespace: str) -> None:
+        namespace = split_namespace(joined_namespace)
         body = self.json_body(bodies.CREATE_TABLE)
-        scope = await self.authorize_entry("s3tables:CreateTable", prefix, levels, body["name"], TABLE, existing=False)
-        result = await self.call(self.catalog.tables.create, prefix, levels, body, idempotency_key=self.idempotency_key)
-        await self.send_table(result, prefix, levels, body["name"], scope)
+        scope = await self.authorize_entry("s3tables:CreateTable", warehouse, namespace, body["name"], TABLE, existing=False)
+        result = await self.call(self.catalog.tables.create, warehouse, namespace, body, idempotency_key=self.idempotency_key)
+        await self.send_table(result, warehouse, namespace, body["name"], scope)
 
-    async def send_table(self, result, prefix: str, levels: list[str], table: str, scope: Scope) -> None:
+    async def send_table(self, result, warehouse: str, namespace: list[str], table: str, scope: Scope) -> None:
         """A LoadTableResult, with vended credentials when the client asked for them."""
         body = result.body
         if wants_vended_credentials(self.request.headers):
             credentials = await self.vend(scope, body["metadata"].get("location", ""))
             if credentials:
                 refresh = "v1/" + "/".join(quote(part, safe="") for part in (
-                    prefix, "namespaces", NAMESPACE_SEPARATOR.join(levels), "tables", table, "credentials"))
+                    warehouse, "namespaces", NAMESPACE_SEPARATOR.join(namespace), "tables", table, "credentials"))
                 config = self.vendor.table_config(credentials, self.s3_endpoint(), refresh)
                 body = {**body, "config": {**body.get("config", {}), **config}, "storage-credentials": credentials}
         self.set_header("ETag", result.etag)
@@ -359,13 +359,13 @@ class TablesHandler(CatalogHandler):
 
 
 class TableHandler(TablesHandler):
-    async def get(self, prefix: str, namespace: str, table: str) -> None:
-        levels = split_namespace(namespace)
-        scope = await self.authorize_entry("s3tables:GetTable", prefix, levels, table, TABLE)
+    async def get(self, warehouse: str, joined_namespace: str, table: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        scope = await self.authorize_entry("s3tables:GetTable", warehouse, namespace, table, TABLE)
         # Vended credentials are new at every load: a client asking for them gets no 304.
         vending = wants_vended_credentials(self.request.headers)
         result = await self.call(
-            self.catalog.tables.load, prefix, levels, table,
+            self.catalog.tables.load, warehouse, namespace, table,
             snapshots=self.query("snapshots", "all"),
             if_none_match=None if vending else self.request.headers.get("If-None-Match"),
         )
@@ -373,31 +373,31 @@ class TableHandler(TablesHandler):
             self.set_header("ETag", result.etag)
             self.reply(None, 304)
             return
-        await self.send_table(result, prefix, levels, table, scope)
+        await self.send_table(result, warehouse, namespace, table, scope)
 
-    async def head(self, prefix: str, namespace: str, table: str) -> None:
-        levels = split_namespace(namespace)
-        await self.authorize_entry("s3tables:GetTable", prefix, levels, table, TABLE)
-        await self.call(self.catalog.tables.exists, prefix, levels, table)
+    async def head(self, warehouse: str, joined_namespace: str, table: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        await self.authorize_entry("s3tables:GetTable", warehouse, namespace, table, TABLE)
+        await self.call(self.catalog.tables.exists, warehouse, namespace, table)
         self.reply(None, 204)
 
-    async def post(self, prefix: str, namespace: str, table: str) -> None:
-        levels = split_namespace(namespace)
+    async def post(self, warehouse: str, joined_namespace: str, table: str) -> None:
+        namespace = split_namespace(joined_namespace)
         body = self.json_body(bodies.COMMIT_TABLE)
-        await self.authorize_entry("s3tables:UpdateTableMetadataLocation", prefix, levels, table, TABLE)
+        await self.authorize_entry("s3tables:UpdateTableMetadataLocation", warehouse, namespace, table, TABLE)
         result = await self.call(
-            self.catalog.tables.commit, prefix, levels, table, body, idempotency_key=self.idempotency_key
+            self.catalog.tables.commit, warehouse, namespace, table, body, idempotency_key=self.idempotency_key
         )
         self.set_header("ETag", result.etag)
         self.reply(result.body)
 
-    async def delete(self, prefix: str, namespace: str, table: str) -> None:
-        levels = split_namespace(namespace)
-        await self.authorize_entry("s3tables:DeleteTable", prefix, levels, table, TABLE)
+    async def delete(self, warehouse: str, joined_namespace: str, table: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        await self.authorize_entry("s3tables:DeleteTable", warehouse, namespace, table, TABLE)
         # PyIceberg sends purgeRequested=True (Python's spelling); take any case of true.
         purge = self.query("purgeRequested", "false").strip().lower() == "true"
         await self.call(
-            self.catalog.tables.drop, prefix, levels, table, purge=purge, idempotency_key=self.idempotency_key
+            self.catalog.tables.drop, warehouse, namespace, table, purge=purge, idempotency_key=self.idempotency_key
         )
         self.reply(None, 204)
 
@@ -405,31 +405,31 @@ class TableHandler(TablesHandler):
 class CredentialsHandler(CatalogHandler):
     """loadCredentials: fresh vended credentials for a table the caller may read."""
 
-    async def get(self, prefix: str, namespace: str, table: str) -> None:
-        levels = split_namespace(namespace)
-        scope = await self.authorize_entry("s3tables:GetTable", prefix, levels, table, TABLE)
-        result = await self.call(self.catalog.tables.load, prefix, levels, table, snapshots="refs")
+    async def get(self, warehouse: str, joined_namespace: str, table: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        scope = await self.authorize_entry("s3tables:GetTable", warehouse, namespace, table, TABLE)
+        result = await self.call(self.catalog.tables.load, warehouse, namespace, table, snapshots="refs")
         credentials = await self.vend(scope, result.body["metadata"]["location"])
         self.reply({"storage-credentials": credentials})
 
 
 class MetricsHandler(CatalogHandler):
-    async def post(self, prefix: str, namespace: str, table: str) -> None:
-        levels = split_namespace(namespace)
+    async def post(self, warehouse: str, joined_namespace: str, table: str) -> None:
+        namespace = split_namespace(joined_namespace)
         body = self.json_body(bodies.REPORT_METRICS)
-        await self.authorize_entry("s3tables:TableMetrics", prefix, levels, table, TABLE)
-        await self.call(self.catalog.tables.report_metrics, prefix, levels, table, body)
+        await self.authorize_entry("s3tables:TableMetrics", warehouse, namespace, table, TABLE)
+        await self.call(self.catalog.tables.report_metrics, warehouse, namespace, table, body)
         self.reply(None, 204)
 
 
 class RegisterHandler(TablesHandler):
-    async def post(self, prefix: str, namespace: str) -> None:
-        levels = split_namespace(namespace)
+    async def post(self, warehouse: str, joined_namespace: str) -> None:
+        namespace = split_namespace(joined_namespace)
         body = self.json_body(bodies.REGISTER_TABLE)
-        scope = await self.authorize_entry("s3tables:RegisterTable", prefix, levels, body["name"], TABLE,
+        scope = await self.authorize_entry("s3tables:RegisterTable", warehouse, namespace, body["name"], TABLE,
                                            existing=False)
-        result = await self.call(self.catalog.tables.register, prefix, levels, body, idempotency_key=self.idempotency_key)
-        await self.send_table(result, prefix, levels, body["name"], scope)
+        result = await self.call(self.catalog.tables.register, warehouse, namespace, body, idempotency_key=self.idempotency_key)
+        await self.send_table(result, warehouse, namespace, body["name"], scope)
 
 
 class RenameHandler(CatalogHandler):
@@ -439,66 +439,66 @@ class RenameHandler(CatalogHandler):
         super().initialize(services)
         self.kind = kind
 
-    async def post(self, prefix: str) -> None:
+    async def post(self, warehouse: str) -> None:
         body = self.json_body(bodies.RENAME)
         action = "s3tables:RenameTable" if self.kind == TABLE else "s3tables:RenameView"
         for identifier, existing in ((body["source"], True), (body["destination"], False)):
-            await self.authorize_entry(action, prefix, identifier["namespace"], identifier["name"], self.kind,
+            await self.authorize_entry(action, warehouse, identifier["namespace"], identifier["name"], self.kind,
                                        existing=existing)
         service = self.catalog.tables if self.kind == TABLE else self.catalog.views
-        await self.call(service.rename, prefix, body, idempotency_key=self.idempotency_key)
+        await self.call(service.rename, warehouse, body, idempotency_key=self.idempotency_key)
         self.reply(None, 204)
 
 
 class TransactionsHandler(CatalogHandler):
-    async def post(self, prefix: str) -> None:
+    async def post(self, warehouse: str) -> None:
         body = self.json_body(bodies.COMMIT_TRANSACTION)
         for change in body["table-changes"]:
             identifier = change["identifier"]
-            await self.authorize_entry("s3tables:UpdateTableMetadataLocation", prefix, identifier["namespace"],
+            await self.authorize_entry("s3tables:UpdateTableMetadataLocation", warehouse, identifier["namespace"],
                                        identifier["name"], TABLE)
-        await self.call(self.catalog.transactions.commit, prefix, body, idempotency_key=self.idempotency_key)
+        await self.call(self.catalog.transactions.commit, warehouse, body, idempotency_key=self.idempotency_key)
         self.reply(None, 204)
 
 
 class ViewsHandler(CatalogHandler):
-    async def get(self, prefix: str, namespace: str) -> None:
-        levels = split_namespace(namespace)
-        self.authorize("s3tables:ListViews", namespace_scope(prefix, levels))
-        self.reply(await self.call(self.catalog.views.list, prefix, levels, **self.page()))
+    async def get(self, warehouse: str, joined_namespace: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        self.authorize("s3tables:ListViews", namespace_scope(warehouse, namespace))
+        self.reply(await self.call(self.catalog.views.list, warehouse, namespace, **self.page()))
 
-    async def post(self, prefix: str, namespace: str) -> None:
-        levels = split_namespace(namespace)
+    async def post(self, warehouse: str, joined_namespace: str) -> None:
+        namespace = split_namespace(joined_namespace)
         body = self.json_body(bodies.CREATE_VIEW)
-        await self.authorize_entry("s3tables:CreateView", prefix, levels, body["name"], VIEW, existing=False)
-        self.reply(await self.call(self.catalog.views.create, prefix, levels, body, idempotency_key=self.idempotency_key))
+        await self.authorize_entry("s3tables:CreateView", warehouse, namespace, body["name"], VIEW, existing=False)
+        self.reply(await self.call(self.catalog.views.create, warehouse, namespace, body, idempotency_key=self.idempotency_key))
 
 
 class ViewHandler(CatalogHandler):
-    async def get(self, prefix: str, namespace: str, view: str) -> None:
-        levels = split_namespace(namespace)
-        await self.authorize_entry("s3tables:GetView", prefix, levels, view, VIEW)
-        self.reply(await self.call(self.catalog.views.load, prefix, levels, view))
+    async def get(self, warehouse: str, joined_namespace: str, view: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        await self.authorize_entry("s3tables:GetView", warehouse, namespace, view, VIEW)
+        self.reply(await self.call(self.catalog.views.load, warehouse, namespace, view))
 
-    async def head(self, prefix: str, namespace: str, view: str) -> None:
-        levels = split_namespace(namespace)
-        await self.authorize_entry("s3tables:GetView", prefix, levels, view, VIEW)
-        await self.call(self.catalog.views.exists, prefix, levels, view)
+    async def head(self, warehouse: str, joined_namespace: str, view: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        await self.authorize_entry("s3tables:GetView", warehouse, namespace, view, VIEW)
+        await self.call(self.catalog.views.exists, warehouse, namespace, view)
         self.reply(None, 204)
 
-    async def post(self, prefix: str, namespace: str, view: str) -> None:
-        levels = split_namespace(namespace)
+    async def post(self, warehouse: str, joined_namespace: str, view: str) -> None:
+        namespace = split_namespace(joined_namespace)
         body = self.json_body(bodies.COMMIT_VIEW)
-        await self.authorize_entry("s3tables:UpdateView", prefix, levels, view, VIEW)
+        await self.authorize_entry("s3tables:UpdateView", warehouse, namespace, view, VIEW)
         result = await self.call(
-            self.catalog.views.replace, prefix, levels, view, body, idempotency_key=self.idempotency_key
+            self.catalog.views.replace, warehouse, namespace, view, body, idempotency_key=self.idempotency_key
         )
         self.reply(result)
 
-    async def delete(self, prefix: str, namespace: str, view: str) -> None:
-        levels = split_namespace(namespace)
-        await self.authorize_entry("s3tables:DeleteView", prefix, levels, view, VIEW)
-        await self.call(self.catalog.views.drop, prefix, levels, view, idempotency_key=self.idempotency_key)
+    async def delete(self, warehouse: str, joined_namespace: str, view: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        await self.authorize_entry("s3tables:DeleteView", warehouse, namespace, view, VIEW)
+        await self.call(self.catalog.views.drop, warehouse, namespace, view, idempotency_key=self.idempotency_key)
         self.reply(None, 204)
 
 
@@ -511,8 +511,10 @@ class UnknownEndpointHandler(CatalogHandler):
 
 def routes(services) -> list:
     base = r"/_iceberg/v1"
-    prefix = base + r"/(?P<prefix>[^/]+)"
-    namespace = prefix + r"/namespaces/(?P<namespace>[^/]+)"
+    # The spec calls this path segment {prefix}; here it is always a warehouse's name (/v1/config
+    # answers the warehouse as the prefix), so handlers receive it as ``warehouse``.
+    prefix = base + r"/(?P<warehouse>[^/]+)"
+    namespace = prefix + r"/namespaces/(?P<joined_namespace>[^/]+)"
     kwargs = {"services": services}
     table = [
         (base + r"/oauth/tokens", OAuthTokensHandler),
