@@ -71,13 +71,13 @@ class TableSpec:
                 raise InvalidParameter(f"bad Delta table spec {text!r}: expected NAME:delta:BUCKET:PATH/TO/TABLE")
             return cls(check_name("table", name), DELTA, bucket=bucket, path=path)
         if len(parts) == 5 and parts[1] == UNIFORM:
-            name, _, warehouse, namespace, table = parts
-            levels = tuple(namespace.split("."))
-            if not warehouse or not table or not all(levels):
+            name, _, warehouse, dotted_namespace, table = parts
+            namespace = tuple(dotted_namespace.split("."))
+            if not warehouse or not table or not all(namespace):
                 raise InvalidParameter(
                     f"bad UniForm table spec {text!r}: expected NAME:uniform:WAREHOUSE:NAMESPACE:TABLE"
                 )
-            return cls(check_name("table", name), UNIFORM, warehouse=warehouse, namespace=levels, table=table)
+            return cls(check_name("table", name), UNIFORM, warehouse=warehouse, namespace=namespace, table=table)
         raise InvalidParameter(
             f"bad table spec {text!r}: expected NAME:delta:BUCKET:PATH/TO/TABLE or "
             "NAME:uniform:WAREHOUSE:NAMESPACE:TABLE"

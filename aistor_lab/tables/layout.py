@@ -77,8 +77,8 @@ def entry_name(key: str, prefix: str) -> str:
 
 
 def catalog_item(warehouse: str, key: str) -> tuple[str, list[str], str | None]:
-    """What a key under the warehouse's catalog prefix holds: ("namespace", levels, None), or
-    ("table" or "view", the levels of its namespace, its name)."""
+    """What a key under the warehouse's catalog prefix holds: ("namespace", the namespace, None),
+    or ("table" or "view", its namespace, its name)."""
     folders, _, leaf = key[len(catalog_prefix(warehouse)) :].rpartition("/")
     parts = folders.split("/") if folders else []
     if leaf == NAMESPACE_DOC:

@@ -171,12 +171,12 @@ class Warehouses:
     def _contents(self, warehouse: str) -> list[Content]:
         contents = []
         for key in self.ctx.docs.keys(layout.catalog_prefix(warehouse)):
-            kind, namespace, entry = layout.catalog_item(warehouse, key)
+            kind, namespace, name = layout.catalog_item(warehouse, key)
             body: dict = {}
-            if entry is not None:
+            if name is not None:
                 pointer = self.ctx.pointers.current(key)
                 if pointer is None:  # dropped meanwhile
                     continue
                 body = pointer.body
-            contents.append(Content(kind, namespace, entry, body.get("uuid"), body.get("location"), key))
+            contents.append(Content(kind, namespace, name, body.get("uuid"), body.get("location"), key))
         return contents
