@@ -65,7 +65,7 @@ class Tables:
         self,
         warehouse: str,
         namespace: list[str],
-        name: str,
+        table: str,
         *,
         snapshots: str = "all",
         if_none_match: str | None = None,
@@ -74,7 +74,7 @@ class Tables:
         version (HTTP 304), decided from the pointer alone without reading the metadata file."""
         if snapshots not in SNAPSHOT_MODES:
             raise BadRequestException(f"Invalid snapshots mode: {snapshots!r} (all or refs)")
-        pointer = self.entries.current(warehouse, namespace, name, TABLE)
+        pointer = self.entries.current(warehouse, namespace, table, TABLE)
         etag = table_etag(pointer.metadata_location, snapshots)
         if etag_matches(if_none_match, etag):
             return TableResult(None, etag)
@@ -84,9 +84,9 @@ class Tables:
         shown = metadata["snapshots"] if snapshots == "all" else referenced_snapshots(metadata)
         return _result(pointer.metadata_location, serialize(metadata, snapshots=shown), snapshots)
 
-    def exists(self, warehouse: str, namespace: list[str], name: str) -> None:
+    def exists(self, warehouse: str, namespace: list[str], table: str) -> None:
         """Returns when the table exists; raises NoSuchTableException otherwise."""
-        self.entries.current(warehouse, namespace, name, TABLE)
+        self.entries.current(warehouse, namespace, table, TABLE)
 
     # -- creating ------------------------------------------------------------------------
     def create(
@@ -97,24 +97,24 @@ class Tables:
         namespace = check_namespace(namespace)
         if not isinstance(request, dict):
             raise BadRequestException("Invalid request: expected an object")
-        name = check_name(request.get("name"), "table name")
+        table = check_name(request.get("name"), "table name")
         return self.ctx.idempotency.run(
             idempotency_key,
-            f"create-table {warehouse} {namespace} {name}",
-            lambda: self._create(warehouse, namespace, name, request),
+            f"create-table {warehouse} {namespace} {table}",
+            lambda: self._create(warehouse, namespace, table, request),
         )
 
-    def _create(self, warehouse: str, namespace: list[str], name: str, request: dict) -> TableResult:
-        self.entries.check_free(warehouse, namespace, name)
+    def _create(self, warehouse: str, namespace: list[str], table: str, request: dict) -> TableResult:
+        self.entries.check_free(warehouse, namespace, table)
         table_uuid, location = self.ctx.new_location(warehouse)
         if request.get("location"):
             location = self.ctx.location_checker(warehouse)(request["location"])
         metadata = new_table_metadata(request, location, table_uuid, self.ctx.now_ms())
         if request.get("stage-create"):
             return _result(None, serialize(metadata))
-        return self._write_new(warehouse, namespace, name, metadata)
+        return self._write_new(warehouse, namespace, table, metadata)
 
-    def _write_new(self, warehouse: str, namespace: list[str], name: str, metadata: dict) -> TableResult:
+    def _write_new(self, warehouse: str, namespace: list[str], table: str, metadata: dict) -> TableResult:
         checker = self.ctx.location_checker(warehouse)
         metadata_location = metadata_file_location(
             metadata["location"], metadata["properties"], None, checker
@@ -122,7 +122,7 @@ class Tables:
         serialized = serialize(metadata)
         write_metadata(self.ctx, metadata_location, serialized)
         try:
-            self.entries.create(warehouse, namespace, name, TABLE, pointer_body(metadata, metadata_location))
+            self.entries.create(warehouse, namespace, table, TABLE, pointer_body(metadata, metadata_location))
         except BaseException:
             self.ctx.files.delete(metadata_location)
             raise
@@ -136,14 +136,14 @@ class Tables:
         namespace = check_namespace(namespace)
         if not isinstance(request, dict):
             raise BadRequestException("Invalid request: expected an object")
-        name = check_name(request.get("name"), "table name")
+        table = check_name(request.get("name"), "table name")
         return self.ctx.idempotency.run(
             idempotency_key,
-            f"register-table {warehouse} {namespace} {name}",
-            lambda: self._register(warehouse, namespace, name, request),
+            f"register-table {warehouse} {namespace} {table}",
+            lambda: self._register(warehouse, namespace, table, request),
         )
 
-    def _register(self, warehouse: str, namespace: list[str], name: str, request: dict) -> TableResult:
+    def _register(self, warehouse: str, namespace: list[str], table: str, request: dict) -> TableResult:
         self.ctx.namespace(warehouse, namespace)
         checker = self.ctx.location_checker(warehouse)
         metadata_location = checker(request.get("metadata-location"))  # type: ignore[arg-type]
@@ -154,14 +154,14 @@ class Tables:
         metadata = parse_foreign_metadata(data, metadata_location)
         metadata["location"] = checker(metadata["location"])
         body = pointer_body(metadata, metadata_location)
-        key = self.entries.key(warehouse, namespace, name, TABLE)
+        key = self.entries.key(warehouse, namespace, table, TABLE)
         if request.get("overwrite"):
             existing = self.ctx.pointers.settled(key)
             if existing is not None:
                 if self.ctx.pointers.swap(existing, body) is None:
                     raise CommitFailedException("Table changed concurrently while being re-registered; retry")
                 return _result(metadata_location, serialize(metadata))
-        self.entries.create(warehouse, namespace, name, TABLE, body)
+        self.entries.create(warehouse, namespace, table, TABLE, body)
         return _result(metadata_location, serialize(metadata))
 
     # -- committing ----------------------------------------------------------------------
@@ -169,28 +169,28 @@ class Tables:
         self,
         warehouse: str,
         namespace: list[str],
-        name: str,
+        table: str,
         request: dict,
         *,
         idempotency_key: str | None = None,
     ) -> TableResult:
         """CommitTableResponse. A create transaction (assert-create) creates the table."""
         namespace = check_namespace(namespace)
-        name = check_name(name, "table name")
+        table = check_name(table, "table name")
         if not isinstance(request, dict):
             raise BadRequestException("Invalid request: expected an object")
         requirements, updates = request.get("requirements") or [], request.get("updates") or []
         check_table_requirement_types(requirements)
         check_update_actions(updates)
         if is_create(requirements):
-            action = lambda: self._commit_create(warehouse, namespace, name, updates)
+            action = lambda: self._commit_create(warehouse, namespace, table, updates)
         else:
-            action = lambda: self._commit(warehouse, namespace, name, requirements, updates)
+            action = lambda: self._commit(warehouse, namespace, table, requirements, updates)
         return self.ctx.idempotency.run(
-            idempotency_key, f"commit-table {warehouse} {namespace} {name}", action
+            idempotency_key, f"commit-table {warehouse} {namespace} {table}", action
         )
 
-    def _commit_create(self, warehouse: str, namespace: list[str], name: str, updates: list) -> TableResult:
+    def _commit_create(self, warehouse: str, namespace: list[str], table: str, updates: list) -> TableResult:
         version = check_format_version(
             next(
                 (u.get("format-version") for u in updates if u.get("action") == "upgrade-format-version"),
@@ -205,17 +205,17 @@ class Tables:
         if metadata is None:
             raise BadRequestException("A create transaction must carry the table's initial updates")
         try:
-            return self._write_new(warehouse, namespace, name, metadata)
+            return self._write_new(warehouse, namespace, table, metadata)
         except AlreadyExistsException as exc:
             raise CommitFailedException("Requirement failed: table already exists") from exc
 
     def _commit(
-        self, warehouse: str, namespace: list[str], name: str, requirements: list, updates: list
+        self, warehouse: str, namespace: list[str], table: str, requirements: list, updates: list
     ) -> TableResult:
         planned = commit_with_retries(
             self.ctx,
-            self.entries.key(warehouse, namespace, name, TABLE),
-            self.entries.missing(TABLE, namespace, name),
+            self.entries.key(warehouse, namespace, table, TABLE),
+            self.entries.missing(TABLE, namespace, table),
             lambda pointer: self.plan(warehouse, pointer, requirements, updates),
         )
         return _result(planned.metadata_location, planned.metadata)
@@ -270,7 +270,7 @@ class Tables:
         self,
         warehouse: str,
         namespace: list[str],
-        name: str,
+        table: str,
         *,
         purge: bool = False,
         idempotency_key: str | None = None,
@@ -280,12 +280,12 @@ class Tables:
         namespace = check_namespace(namespace)
         self.ctx.idempotency.run(
             idempotency_key,
-            f"drop-table {warehouse} {namespace} {name}",
-            lambda: self._drop(warehouse, namespace, name, purge),
+            f"drop-table {warehouse} {namespace} {table}",
+            lambda: self._drop(warehouse, namespace, table, purge),
         )
 
-    def _drop(self, warehouse: str, namespace: list[str], name: str, purge: bool) -> None:
-        body = self.entries.drop(warehouse, namespace, name, TABLE)
+    def _drop(self, warehouse: str, namespace: list[str], table: str, purge: bool) -> None:
+        body = self.entries.drop(warehouse, namespace, table, TABLE)
         if purge:
             self._purge(warehouse, body["location"])
 
@@ -323,12 +323,12 @@ class Tables:
             lambda: self.entries.rename(warehouse, request, TABLE),
         )
 
-    def report_metrics(self, warehouse: str, namespace: list[str], name: str, request: dict) -> None:
+    def report_metrics(self, warehouse: str, namespace: list[str], table: str, request: dict) -> None:
         """Accept a ScanReport or CommitReport; it is only logged. The table need not exist yet: a staged
         create (Spark's CREATE TABLE AS SELECT) reports its commit before the table is there, and the
         reference catalog accepts every report."""
         if not isinstance(request, dict) or not isinstance(request.get("report-type"), str):
             raise BadRequestException("Invalid metrics report: report-type is required")
         self.ctx.namespace(warehouse, check_namespace(namespace))
-        check_name(name, "table name")
-        log.debug("metrics report for %s.%s: %s", ".".join(namespace), name, request.get("report-type"))
+        check_name(table, "table name")
+        log.debug("metrics report for %s.%s: %s", ".".join(namespace), table, request.get("report-type"))

@@ -47,15 +47,15 @@ class Views:
         namespace = check_namespace(namespace)
         if not isinstance(request, dict):
             raise BadRequestException("Invalid request: expected an object")
-        name = check_name(request.get("name"), "view name")
+        view = check_name(request.get("name"), "view name")
         return self.ctx.idempotency.run(
             idempotency_key,
-            f"create-view {warehouse} {namespace} {name}",
-            lambda: self._create(warehouse, namespace, name, request),
+            f"create-view {warehouse} {namespace} {view}",
+            lambda: self._create(warehouse, namespace, view, request),
         )
 
-    def _create(self, warehouse: str, namespace: list[str], name: str, request: dict) -> dict:
-        self.entries.check_free(warehouse, namespace, name)
+    def _create(self, warehouse: str, namespace: list[str], view: str, request: dict) -> dict:
+        self.entries.check_free(warehouse, namespace, view)
         checker = self.ctx.location_checker(warehouse)
         view_uuid, location = self.ctx.new_location(warehouse)
         if request.get("location"):
@@ -65,27 +65,27 @@ class Views:
         serialized = serialize_view(metadata)
         write_metadata(self.ctx, metadata_location, serialized)
         try:
-            self.entries.create(warehouse, namespace, name, VIEW, _pointer_body(metadata, metadata_location))
+            self.entries.create(warehouse, namespace, view, VIEW, _pointer_body(metadata, metadata_location))
         except BaseException:
             self.ctx.files.delete(metadata_location)
             raise
         return _result(metadata_location, serialized)
 
-    def load(self, warehouse: str, namespace: list[str], name: str) -> dict:
+    def load(self, warehouse: str, namespace: list[str], view: str) -> dict:
         """LoadViewResult."""
-        pointer = self.entries.current(warehouse, namespace, name, VIEW)
+        pointer = self.entries.current(warehouse, namespace, view, VIEW)
         metadata = normalize_view(self.ctx.files.read_json_or_fail(pointer.metadata_location))
         return _result(pointer.metadata_location, serialize_view(metadata))
 
-    def exists(self, warehouse: str, namespace: list[str], name: str) -> None:
+    def exists(self, warehouse: str, namespace: list[str], view: str) -> None:
         """Returns when the view exists; raises NoSuchViewException otherwise."""
-        self.entries.current(warehouse, namespace, name, VIEW)
+        self.entries.current(warehouse, namespace, view, VIEW)
 
     def replace(
         self,
         warehouse: str,
         namespace: list[str],
-        name: str,
+        view: str,
         request: dict,
         *,
         idempotency_key: str | None = None,
@@ -99,14 +99,14 @@ class Views:
         def replace() -> dict:
             planned = commit_with_retries(
                 self.ctx,
-                self.entries.key(warehouse, namespace, name, VIEW),
-                self.entries.missing(VIEW, namespace, name),
+                self.entries.key(warehouse, namespace, view, VIEW),
+                self.entries.missing(VIEW, namespace, view),
                 lambda pointer: self._plan(warehouse, pointer, requirements, updates),
             )
             return _result(planned.metadata_location, planned.metadata)
 
         return self.ctx.idempotency.run(
-            idempotency_key, f"replace-view {warehouse} {namespace} {name}", replace
+            idempotency_key, f"replace-view {warehouse} {namespace} {view}", replace
         )
 
     def _plan(self, warehouse: str, pointer: Pointer, requirements: list, updates: list) -> Planned:
@@ -124,13 +124,13 @@ class Views:
         return Planned(location, serialized, _pointer_body(metadata, location))
 
     def drop(
-        self, warehouse: str, namespace: list[str], name: str, *, idempotency_key: str | None = None
+        self, warehouse: str, namespace: list[str], view: str, *, idempotency_key: str | None = None
     ) -> None:
         namespace = check_namespace(namespace)
         self.ctx.idempotency.run(
             idempotency_key,
-            f"drop-view {warehouse} {namespace} {name}",
-            lambda: self.entries.drop(warehouse, namespace, name, VIEW),
+            f"drop-view {warehouse} {namespace} {view}",
+            lambda: self.entries.drop(warehouse, namespace, view, VIEW),
         )
 
     def rename(self, warehouse: str, request: dict, *, idempotency_key: str | None = None) -> None:
