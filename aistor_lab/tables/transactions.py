@@ -57,17 +57,17 @@ class Transactions:
         for change in request["table-changes"]:
             if not isinstance(change, dict) or "identifier" not in change:
                 raise BadRequestException("Invalid transaction: every table change needs an identifier")
-            namespace, name = parse_identifier(change["identifier"])
-            key = layout.entry_key(warehouse, namespace, name, TABLE)
+            namespace, table = parse_identifier(change["identifier"])
+            key = layout.entry_key(warehouse, namespace, table, TABLE)
             if key in changes:
                 raise BadRequestException(
-                    f"Invalid transaction: {'.'.join([*namespace, name])} appears twice"
+                    f"Invalid transaction: {'.'.join([*namespace, table])} appears twice"
                 )
             check_table_requirement_types(change.get("requirements") or [])
             check_update_actions(change.get("updates") or [])
             if is_create(change.get("requirements") or []):
                 raise BadRequestException("Creating tables inside a multi-table transaction is not supported")
-            changes[key] = (namespace, name, change)
+            changes[key] = (namespace, table, change)
         if not changes:
             raise BadRequestException("Invalid transaction: no table changes")
         return changes
@@ -90,10 +90,10 @@ class Transactions:
         plans: list[tuple[Pointer, Planned]] = []
         try:
             for key in sorted(changes):
-                namespace, name, change = changes[key]
+                namespace, table, change = changes[key]
                 pointer = self.ctx.pointers.settled(key)
                 if pointer is None:
-                    raise missing_entry(TABLE, namespace, name)
+                    raise missing_entry(TABLE, namespace, table)
                 planned = self.tables.plan(
                     warehouse, pointer, change.get("requirements") or [], change.get("updates") or []
                 )

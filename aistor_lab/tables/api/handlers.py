@@ -230,8 +230,8 @@ class CatalogHandler(SmallBodyHandler):
             super().log_exception(typ, value, tb)
 
 
-def split_namespace(value: str) -> list[str]:
-    return value.split(NAMESPACE_SEPARATOR)
+def split_namespace(joined_namespace: str) -> list[str]:
+    return joined_namespace.split(NAMESPACE_SEPARATOR)
 
 
 def dotted(namespace: Sequence[str]) -> str:
