@@ -21,7 +21,7 @@ the audit log (what ``aistor table share ...`` drives, as ``mc table share ...``
     GET    /shares/{share}/audit?limit=N  the newest N audit records            admin:GetTableShareAudit
 
 The action names are AIStor's (``mc table share`` needs the same); ``admin:DeltaSharing`` grants them
-all, and this server's older names (``admin:ListTableShares``...) remain aliases (iam/actions.py).
+all, and this server's older names (``admin:ListTableShares``...) remain aliases (iam/action_names.py).
 Signed and authorized like the IAM admin API (iam_handlers.py); errors are ``{"code", "message"}``
 with the sharing error codes (RESOURCE_DOES_NOT_EXIST, INVALID_PARAMETER_VALUE, ...).
 Putting tables in a share (create, update --add) also needs the caller's own read rights on each

@@ -1,11 +1,11 @@
 """Identity and access management: users and access keys, named policies in the AWS IAM grammar,
 and the allow/deny decision each request asks for (``IAM.is_allowed``).
 
-``arns`` names the resources the APIs pass; ``actions`` the action names policies may use, with
-their aliases; ``policy`` is the grammar and evaluator; ``users`` the service, keeping its state in
-the object store's system bucket. ``sessions`` (temporary S3 credentials, as the catalog vends them)
-and ``bearer`` (the catalog's OAuth2 tokens) are stateless tokens sealed by ``tokens`` under a key in
-that bucket; ``IAM.sessions`` and ``IAM.bearer_tokens``.
+``arns`` names the resources the APIs pass; ``action_names`` the action names policies may use,
+with their aliases; ``policy`` is the grammar and evaluator; ``users`` the service, keeping its
+state in the object store's system bucket. ``session_credentials`` (temporary S3 credentials, as
+the catalog vends them) and ``bearer`` (the catalog's OAuth2 tokens) are stateless tokens sealed by
+``sealing`` under a key in that bucket; ``IAM.sessions`` and ``IAM.bearer_tokens``.
 The secrets kept in that bucket (user secret keys, that key) are sealed by ``store.keyring`` under a
 master key that is not in it.
 """

@@ -1,4 +1,4 @@
-"""OAuth2 bearer tokens for the catalog: a sealed (user, expiry) pair (tokens.py), so any server process
+"""OAuth2 bearer tokens for the catalog: a sealed (user, expiry) pair (sealing.py), so any server process
 sharing the store accepts what another issued. A token speaks for its user while the user exists and
 is enabled, with that user's policies at the time of each request."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from .tokens import TokenSealer
+from .sealing import TokenSealer
 
 PURPOSE = "bearer"
 

@@ -8,7 +8,7 @@ optional ``Sid``, ``Effect`` (``Allow``/``Deny``), exactly one of ``Action``/``N
 Actions (``s3:GetObject``, ``s3:*``, ``s3tables:GetTable``, ``admin:*``) match case-insensitively;
 resources (``arn:aws:s3:::bucket/key*``, ``arn:aws:s3tables:::bucket/WH/table/*``, ``*``)
 case-sensitively. Both take ``*`` and ``?`` wildcards; resources and condition values also take
-policy variables such as ``${aws:username}``. Every action must be known (actions.py), or be a
+policy variables such as ``${aws:username}``. Every action must be known (action_names.py), or be a
 wildcard matching at least one known action: ``s3:Gte*`` is a MalformedPolicy, not a silent no-op.
 
 As in MinIO, ``admin:`` actions are not scoped by resource: a statement may omit ``Resource`` when
@@ -16,7 +16,7 @@ all its actions are ``admin:`` actions, and an ``admin:`` request matches whatev
 resources are.
 
 Evaluation: an explicit Deny in any matching statement wins, then any Allow; otherwise deny. A
-request's action may go by several names (aliases, see actions.py) and its resource too (a table by
+request's action may go by several names (aliases, see action_names.py) and its resource too (a table by
 name and by uuid): a statement matches when its Action matches any of the names and its Resource
 any of the resources. Each statement's patterns are compiled once, when the document is parsed.
 """
@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..common import json_input
-from .actions import is_known, request_names
+from .action_names import is_known, request_names
 from .conditions import Condition, parse_conditions
 from .errors import MalformedPolicy
 from .patterns import Context, PatternSet

@@ -44,8 +44,8 @@ from .errors import (
     UserAlreadyExists,
 )
 from .policy import Policy, RequestContext, is_allowed
-from .sessions import Sessions
-from .tokens import TokenSealer
+from .sealing import TokenSealer
+from .session_credentials import Sessions
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ class IAM:
         """May ``access_key`` do ``action`` (``s3:GetObject``) on ``resource`` (an ARN, see arns.py)?
 
         ``context`` holds condition keys such as ``s3:prefix``; ``aws:username`` is set here.
-        ``session_policy``: a temporary session's own limit (sessions.py), which must allow it too.
+        ``session_policy``: a temporary session's own limit (session_credentials.py), which must allow it too.
         ``other_names``: more ARNs of the same resource (a table's by uuid): see policy.is_allowed.
         Nothing in the system bucket is ever allowed, root included: it holds the secrets.
         """

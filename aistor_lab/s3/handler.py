@@ -18,7 +18,7 @@ from tornado.web import RequestHandler, stream_request_body
 
 from ..auth import body_decoder, verify_request
 from ..http.limits import DRAIN_LIMIT, StallWatch
-from ..iam.sessions import SessionCredentials
+from ..iam.session_credentials import SessionCredentials
 from ..store import MAX_PART_SIZE
 from . import routes
 from .checksums import BodyChecksums

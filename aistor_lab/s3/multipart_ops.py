@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 from ..store import MAX_PART_NUMBER
 from .checksums import HEADER_PREFIX, composite, normalize_algorithm
-from .conditions import parse_copy_range, write_condition
 from .errors import S3Error
 from .names import check_key
 from .object_ops import copy_source_info, object_attributes, parse_copy_source, set_checksum_headers
+from .preconditions import parse_copy_range, write_condition
 from .xmlio import XmlWriter, child_text, iso8601, parse_xml
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from ..http.limits import StallWatch
 from ..store import NoSuchKey, ObjectInfo
 from .checksums import HEADER_PREFIX
-from .conditions import check_read_preconditions, parse_range, write_condition
 from .errors import S3Error
 from .names import check_bucket_name, check_key, check_visible_bucket, decode_wire
+from .preconditions import check_read_preconditions, parse_range, write_condition
 from .xmlio import XmlWriter, child_text, http_date, iso8601, parse_xml
 
 if TYPE_CHECKING:

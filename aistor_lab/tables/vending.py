@@ -2,7 +2,7 @@
 ``createTable`` when the client asks with ``X-Iceberg-Access-Delegation: vended-credentials``, and by
 ``GET .../tables/{table}/credentials``.
 
-A vended session (iam/sessions.py) may only read (and, when its user may commit to the table, write
+A vended session (iam/session_credentials.py) may only read (and, when its user may commit to the table, write
 and delete) objects under the table's location ``s3://BUCKET/PREFIX/``, and list within it; its
 parent's own policies bound it as well, at every request. The answer carries the credentials both in
 ``config`` (with the endpoint, path style and region the clients need) and as the spec's

@@ -1,7 +1,7 @@
 """Temporary S3 credentials, as STS issues them: an access key, a secret and a session token, valid
 until an expiry and only within an inline session policy, on behalf of a parent user.
 
-Stateless: the session token is the sealed session itself (tokens.py), holding the access key, its
+Stateless: the session token is the sealed session itself (sealing.py), holding the access key, its
 secret, the parent, the expiry and the policy. Whoever presents the access key must present its
 token too, and the request's signature proves it holds the secret. What a session may do is what
 its policy allows *and* what its parent may do at that moment (``IAM.is_allowed``), never more.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..auth.errors import AuthError
 from .errors import MalformedPolicy
 from .policy import Policy
-from .tokens import TokenSealer
+from .sealing import TokenSealer
 
 PURPOSE = "session"
 # As AWS names its temporary keys; a key is taken as a session's only when its token comes along.
