@@ -16,7 +16,7 @@ import requests
 from boto3.s3.transfer import TransferConfig
 from botocore.exceptions import ClientError
 
-from .conftest import make_s3_client
+from .conftest import make_s3_client, signed_call
 
 
 def error_code(excinfo) -> str:
@@ -149,7 +149,7 @@ def test_conditional_put_race_has_one_winner(s3, bucket):
     assert s3.get_object(Bucket=bucket, Key="race")["Body"].read() == f"writer-{winners[0]}".encode()
 
 
-def test_flexible_checksums_are_stored_and_returned(s3, bucket):
+def test_flexible_checksums_are_stored_and_returned(server, s3, bucket):
     body = b"checksum me" * 1000
     for algorithm in ("CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256"):
         put = s3.put_object(Bucket=bucket, Key=f"ck-{algorithm}", Body=body, ChecksumAlgorithm=algorithm)
@@ -159,6 +159,12 @@ def test_flexible_checksums_are_stored_and_returned(s3, bucket):
         assert got["Body"].read() == body
     expected = base64.b64encode(zlib.crc32(body).to_bytes(4, "big")).decode()
     assert s3.head_object(Bucket=bucket, Key="ck-CRC32", ChecksumMode="ENABLED")["ChecksumCRC32"] == expected
+    # Without x-amz-checksum-mode: ENABLED the stored checksums are not sent.
+    assert "ChecksumCRC32" not in s3.head_object(Bucket=bucket, Key="ck-CRC32")
+    # (boto3 sends it on every GET by default, hence the raw request)
+    assert "x-amz-checksum-crc32" not in signed_call(server, "GET", f"/{bucket}/ck-CRC32").headers
+    assert signed_call(server, "GET", f"/{bucket}/ck-CRC32", headers={"x-amz-checksum-mode": "ENABLED"}
+                       ).headers["x-amz-checksum-crc32"] == expected
 
 
 def test_wrong_checksum_is_refused_and_nothing_stored(s3, bucket):

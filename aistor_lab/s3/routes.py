@@ -53,8 +53,10 @@ _BUCKET_SUBRESOURCES = {
     ("POST", "delete"): DELETE_OBJECTS,
     ("GET", "versioning"): GET_VERSIONING,
 }
-# Sub-resources S3 has that this server does not implement: answered with NotImplemented.
+# Every sub-resource S3 has. One that no operation above takes for the request's method is answered
+# with NotImplemented, never taken as the plain operation (PUT ?versioning is not CreateBucket).
 _KNOWN_SUBRESOURCES = frozenset({
+    "location", "uploads", "delete", "versioning",
     "accelerate", "acl", "analytics", "cors", "encryption", "intelligent-tiering", "inventory",
     "lifecycle", "logging", "metrics", "notification", "object-lock", "ownershipControls", "policy",
     "policyStatus", "publicAccessBlock", "replication", "requestPayment", "restore", "retention",
