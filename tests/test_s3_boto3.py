@@ -44,6 +44,30 @@ def test_bucket_lifecycle(s3):
     assert excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"] == 404
 
 
+def test_unfinished_uploads_do_not_keep_a_bucket(s3, bucket):
+    """As in S3: DeleteBucket aborts the uploads of a bucket without objects, and refuses one with
+    objects without touching its uploads."""
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="pending")["UploadId"]
+    s3.upload_part(Bucket=bucket, Key="pending", UploadId=upload, PartNumber=1, Body=b"part")
+    s3.put_object(Bucket=bucket, Key="k", Body=b"x")
+    with pytest.raises(ClientError) as excinfo:
+        s3.delete_bucket(Bucket=bucket)
+    assert error_code(excinfo) == "BucketNotEmpty"
+    assert [u["UploadId"] for u in s3.list_multipart_uploads(Bucket=bucket)["Uploads"]] == [upload]
+    assert len(s3.list_parts(Bucket=bucket, Key="pending", UploadId=upload)["Parts"]) == 1
+    s3.delete_object(Bucket=bucket, Key="k")
+    s3.create_multipart_upload(Bucket=bucket, Key="dir/other")
+    s3.delete_bucket(Bucket=bucket)
+    with pytest.raises(ClientError) as excinfo:
+        s3.upload_part(Bucket=bucket, Key="pending", UploadId=upload, PartNumber=2, Body=b"late")
+    assert error_code(excinfo) == "NoSuchBucket"
+    s3.create_bucket(Bucket=bucket)
+    assert "Uploads" not in s3.list_multipart_uploads(Bucket=bucket)
+    with pytest.raises(ClientError) as excinfo:
+        s3.list_parts(Bucket=bucket, Key="pending", UploadId=upload)
+    assert error_code(excinfo) == "NoSuchUpload"
+
+
 @pytest.mark.parametrize("name", ["ab", "Upper", "has_underscore", "-leading", "a..b", "192.168.1.1", "x" * 64])
 def test_invalid_bucket_names_are_refused(s3, name):
     with pytest.raises(ClientError) as excinfo:

@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from minio import Minio
 from minio.commonconfig import CopySource
+from minio.error import S3Error
 
 from .conftest import ROOT_PASSWORD, ROOT_USER
 
@@ -49,6 +50,22 @@ def test_minio_sdk(minio_client):
     client.remove_object("minio-sdk", "big/object")
     client.remove_bucket("minio-sdk")
     assert not client.bucket_exists("minio-sdk")
+
+
+def test_minio_sdk_removes_a_bucket_holding_only_unfinished_uploads(minio_client, bucket):
+    client = minio_client
+    upload = client._create_multipart_upload(bucket, "pending", {})
+    client._upload_part(bucket, "pending", b"part", None, upload, 1)
+    client.put_object(bucket, "k", io.BytesIO(b"x"), 1)
+    with pytest.raises(S3Error) as excinfo:
+        client.remove_bucket(bucket)
+    assert excinfo.value.code == "BucketNotEmpty"
+    assert [u.upload_id for u in client._list_multipart_uploads(bucket).uploads] == [upload]
+    client.remove_object(bucket, "k")
+    client.remove_bucket(bucket)
+    assert not client.bucket_exists(bucket)
+    client.make_bucket(bucket)
+    assert client._list_multipart_uploads(bucket).uploads == []
 
 
 def arrow_fs(server):

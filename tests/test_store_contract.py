@@ -145,18 +145,24 @@ def test_system_bucket_exists_but_is_never_listed(store):
     assert read(store, SYSTEM_BUCKET, "state/doc.json") == b"{}"
 
 
-def test_bucket_delete_refused_while_objects_or_uploads_exist(store, bucket):
+def test_bucket_delete_refused_while_objects_exist_and_aborts_uploads_otherwise(store, bucket):
     put(store, bucket, "k", b"x")
-    with pytest.raises(BucketNotEmpty):
-        store.delete_bucket(bucket)
-    assert store.delete_object(bucket, "k")
     upload = store.create_multipart_upload(bucket, "pending")
+    upload_part(store, bucket, "pending", upload.upload_id, 1, b"part")
     with pytest.raises(BucketNotEmpty):
         store.delete_bucket(bucket)
-    store.abort_multipart_upload(bucket, "pending", upload.upload_id)
+    assert [part.part_number for part in store.list_parts(bucket, "pending", upload.upload_id).parts] == [1]
+    assert store.delete_object(bucket, "k")
+    store.create_multipart_upload(bucket, "dir/other")
     store.delete_bucket(bucket)
     with pytest.raises(NoSuchBucket):
         store.get_bucket(bucket)
+    with pytest.raises(NoSuchBucket):
+        upload_part(store, bucket, "pending", upload.upload_id, 2, b"late")
+    store.create_bucket(bucket)  # the same name again starts with no uploads
+    assert store.list_multipart_uploads(bucket).uploads == []
+    with pytest.raises(NoSuchUpload):
+        store.list_parts(bucket, "pending", upload.upload_id)
 
 
 def test_missing_bucket_is_reported_by_every_operation(store):
@@ -725,6 +731,44 @@ def test_local_multipart_object_of_many_part_files_is_merged_into_one(tmp_path, 
             assert len(handle.segments) == 1
             assert handle.read() == b"".join(data)
         assert len(list((tmp_path / "store" / OBJECTS_DIR).glob("*/*"))) == 1  # the part files are gone
+    finally:
+        store.close()
+
+
+def _upload_racing_a_bucket_delete(store: LocalStore, upload_id: str, number: int, outcomes: list[str]) -> None:
+    """A part upload (odd numbers) or a new upload (even) in bucket b; notes how it ended."""
+    try:
+        if number % 2:
+            upload_part(store, "b", "mp", upload_id, number, os.urandom(100_000))
+        else:
+            store.create_multipart_upload("b", f"new-{number}")
+        outcomes.append("done")
+    except (NoSuchBucket, NoSuchUpload) as error:
+        outcomes.append(type(error).__name__)
+
+
+def test_local_bucket_delete_leaves_no_part_file_and_racing_uploads_end_cleanly(tmp_path):
+    store = LocalStore(tmp_path / "store")
+    objects = tmp_path / "store" / OBJECTS_DIR
+    try:
+        for round_ in range(20):
+            store.create_bucket("b")
+            upload = store.create_multipart_upload("b", "mp")
+            upload_part(store, "b", "mp", upload.upload_id, 1, os.urandom(100_000))
+            outcomes: list[str] = []
+            threads = [
+                threading.Thread(target=_upload_racing_a_bucket_delete, args=(store, upload.upload_id, n, outcomes))
+                for n in range(2, 8)
+            ]
+            for thread in threads:
+                thread.start()
+            store.delete_bucket("b")
+            for thread in threads:
+                thread.join()
+            assert len(outcomes) == 6, f"round {round_}: a racing call failed otherwise"
+            with pytest.raises(NoSuchBucket):
+                store.list_multipart_uploads("b")
+            assert list(objects.glob("*/*")) == []  # every staged part file went with the bucket
     finally:
         store.close()
 

@@ -90,7 +90,8 @@ class ObjectStore(ABC):
 
     @abstractmethod
     def delete_bucket(self, name: str) -> None:
-        """Raises NoSuchBucket, or BucketNotEmpty while it holds objects or multipart uploads."""
+        """Raises NoSuchBucket, or BucketNotEmpty while it holds objects. Its unfinished multipart
+        uploads do not keep it: they are aborted with it, as S3 does."""
 
     @abstractmethod
     def get_bucket(self, name: str) -> BucketInfo:

@@ -218,12 +218,10 @@ class Reader:
         )
         return [_stored_part(row) for row in rows]
 
-    def is_bucket_empty(self, name: str) -> bool:
-        row = self.conn.execute(
-            "SELECT EXISTS (SELECT 1 FROM objects WHERE bucket = ?) OR EXISTS (SELECT 1 FROM uploads WHERE bucket = ?)",
-            (name, name),
-        ).fetchone()
-        return not row[0]
+    def has_objects(self, bucket: str) -> bool:
+        """Whether the bucket holds an object: its multipart uploads do not count, as in S3."""
+        row = self.conn.execute("SELECT EXISTS (SELECT 1 FROM objects WHERE bucket = ?)", (bucket,)).fetchone()
+        return bool(row[0])
 
     def referenced_files(self) -> set[str]:
         return {name for (name,) in self.conn.execute("SELECT name FROM files")}
@@ -322,6 +320,17 @@ class Txn(Reader):
                 _dump(part.checksums), _dump_segments(segments),
             ),
         )  # fmt: skip
+
+    def delete_uploads_of_bucket(self, bucket: str) -> None:
+        """Abort every multipart upload of the bucket, releasing its parts' files."""
+        rows = self.conn.execute(
+            "DELETE FROM parts WHERE upload_id IN (SELECT upload_id FROM uploads WHERE bucket = ?)"
+            " RETURNING segments",
+            (bucket,),
+        ).fetchall()
+        for (segments,) in rows:
+            self.release(load_segments(segments))
+        self.conn.execute("DELETE FROM uploads WHERE bucket = ?", (bucket,))
 
     def delete_upload(self, upload_id: str) -> None:
         """Forget the upload and its parts; their file references must be released or handed over."""

@@ -119,10 +119,13 @@ class LocalStore(ObjectStore):
         return BucketInfo(name, created)
 
     def delete_bucket(self, name: str) -> None:
-        with self._index.write() as txn:
+        # One transaction aborts the uploads and drops the bucket: a racing CreateMultipartUpload or
+        # UploadPart runs wholly before it (and its upload is aborted) or after it (NoSuchBucket).
+        with self._transaction() as txn:
             txn.bucket(name)
-            if not txn.is_bucket_empty(name):
+            if txn.has_objects(name):
                 raise BucketNotEmpty(f"The bucket you tried to delete is not empty: {name}")
+            txn.delete_uploads_of_bucket(name)
             txn.delete_bucket(name)
 
     def get_bucket(self, name: str) -> BucketInfo:

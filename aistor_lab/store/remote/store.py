@@ -250,11 +250,27 @@ class RemoteS3Store(ObjectStore):
         return self.get_bucket(name)
 
     def delete_bucket(self, name: str) -> None:
+        # Objects keep the bucket (checked first, so their uploads survive); uploads are aborted, then
+        # the remote bucket goes. S3 has no single call for both: an object written in between makes
+        # the remote refuse the delete (BucketNotEmpty) after the uploads were aborted.
         remote = self._remote(name)
-        uploads = self._call("list_multipart_uploads", missing=NoSuchBucket, Bucket=remote, MaxUploads=1)
-        if uploads.get("Uploads"):
+        if self._call("list_objects_v2", missing=NoSuchBucket, Bucket=remote, MaxKeys=1).get("KeyCount"):
             raise BucketNotEmpty()
+        for upload in self._remote_uploads(remote):
+            with suppress(NoSuchUpload):
+                self._call("abort_multipart_upload", missing=NoSuchUpload, Bucket=remote, **upload)
         self._call("delete_bucket", missing=NoSuchBucket, Bucket=remote)
+
+    def _remote_uploads(self, remote: str) -> Iterator[dict[str, str]]:
+        """Key and UploadId of every unfinished upload in the remote bucket."""
+        params: dict[str, Any] = {"Bucket": remote}
+        while True:
+            response = self._call("list_multipart_uploads", missing=NoSuchBucket, **params)
+            yield from ({"Key": entry["Key"], "UploadId": entry["UploadId"]} for entry in response.get("Uploads", []))
+            if not response.get("IsTruncated"):
+                return
+            params["KeyMarker"] = response["NextKeyMarker"]
+            params["UploadIdMarker"] = response["NextUploadIdMarker"]
 
     def get_bucket(self, name: str) -> BucketInfo:
         found = self._find_bucket(self._remote(name))
