@@ -329,6 +329,44 @@ def test_multipart_via_upload_file(s3, bucket, tmp_path):
     assert out.getvalue() == data
 
 
+def test_part_number_reads_only_that_part(s3, bucket):
+    five = 5 * 1024 * 1024
+    parts = [os.urandom(five), os.urandom(five + 7), b"tail"]
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="mp")["UploadId"]
+    listed = [{"PartNumber": n, "ETag": s3.upload_part(Bucket=bucket, Key="mp", UploadId=upload, PartNumber=n,
+                                                        Body=data)["ETag"]}
+              for n, data in enumerate(parts, 1)]
+    s3.complete_multipart_upload(Bucket=bucket, Key="mp", UploadId=upload, MultipartUpload={"Parts": listed})
+    total, start = sum(map(len, parts)), 0
+    for n, data in enumerate(parts, 1):
+        got = s3.get_object(Bucket=bucket, Key="mp", PartNumber=n)
+        assert got["ResponseMetadata"]["HTTPStatusCode"] == 206
+        assert (got["PartsCount"], got["ContentLength"]) == (3, len(data))
+        assert got["ContentRange"] == f"bytes {start}-{start + len(data) - 1}/{total}"
+        assert got["Body"].read() == data
+        head = s3.head_object(Bucket=bucket, Key="mp", PartNumber=n)
+        assert (head["ContentLength"], head["ContentRange"]) == (len(data), got["ContentRange"])
+        start += len(data)
+    with pytest.raises(ClientError) as excinfo:
+        s3.get_object(Bucket=bucket, Key="mp", PartNumber=4)
+    assert (error_code(excinfo), excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"]) == (
+        "InvalidPartNumber", 416)
+    with pytest.raises(ClientError) as excinfo:
+        s3.get_object(Bucket=bucket, Key="mp", PartNumber=1, Range="bytes=0-1")
+    assert error_code(excinfo) == "InvalidRequest"
+
+
+def test_part_number_one_of_a_plain_object_is_all_of_it(s3, bucket):
+    s3.put_object(Bucket=bucket, Key="plain", Body=b"0123456789")
+    got = s3.get_object(Bucket=bucket, Key="plain", PartNumber=1)
+    assert (got["ResponseMetadata"]["HTTPStatusCode"], got["ContentRange"]) == (206, "bytes 0-9/10")
+    assert got["Body"].read() == b"0123456789"
+    assert "PartsCount" not in got
+    with pytest.raises(ClientError) as excinfo:
+        s3.head_object(Bucket=bucket, Key="plain", PartNumber=2)
+    assert excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"] == 416
+
+
 def test_multipart_low_level(s3, bucket):
     five = 5 * 1024 * 1024
     upload = s3.create_multipart_upload(Bucket=bucket, Key="mp", ChecksumAlgorithm="CRC32")["UploadId"]

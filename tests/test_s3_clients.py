@@ -33,6 +33,14 @@ def test_minio_sdk(minio_client):
     client.put_object("minio-sdk", "small.txt", io.BytesIO(b"small"), 5, content_type="text/plain",
                       metadata={"x-amz-meta-kind": "note"})
     assert client.get_object("minio-sdk", "big/object").read() == data
+    # ?partNumber=N reads that part only: 5 MiB parts, the last one shorter.
+    five = 5 * 1024 * 1024
+    third = client.get_object("minio-sdk", "big/object", extra_query_params={"partNumber": "3"})
+    assert (third.status, third.headers["x-amz-mp-parts-count"]) == (206, "3")
+    assert third.read() == data[2 * five:]
+    with pytest.raises(S3Error) as excinfo:
+        client.get_object("minio-sdk", "big/object", extra_query_params={"partNumber": "4"})
+    assert (excinfo.value.code, excinfo.value.response.status) == ("InvalidPartNumber", 416)
     stat = client.stat_object("minio-sdk", "small.txt")
     assert stat.size == 5 and stat.content_type == "text/plain"
     assert stat.metadata["x-amz-meta-kind"] == "note"

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -41,6 +42,7 @@ from aistor_lab.store import (
 from aistor_lab.store.local import LocalStore
 from aistor_lab.store.local import store as local_store
 from aistor_lab.store.local.files import OBJECTS_DIR
+from aistor_lab.store.local.index import INDEX_FILE
 from aistor_lab.store.remote import RemoteS3Store
 
 from .conftest import ROOT_PASSWORD, ROOT_USER
@@ -565,6 +567,16 @@ def test_multipart_upload_roundtrip(store, bucket, part_data):
     assert store.list_multipart_uploads(bucket).uploads == []
 
 
+def test_part_range_locates_each_part_of_a_completed_upload(store, bucket, part_data):
+    upload = store.create_multipart_upload(bucket, "parts")
+    etags = [upload_part(store, bucket, "parts", upload.upload_id, n, data) for n, data in enumerate(part_data, 1)]
+    store.complete_multipart_upload(bucket, "parts", upload.upload_id, list(enumerate(etags, 1)))
+    info = store.get_object_info(bucket, "parts")
+    starts = [0, len(part_data[0]), len(part_data[0]) + len(part_data[1])]
+    for n, (start, data) in enumerate(zip(starts, part_data, strict=True), 1):
+        assert store.part_range(info, n) == (start, start + len(data))
+
+
 def test_single_small_part_upload(store, bucket):
     upload = store.create_multipart_upload(bucket, "metadata.json")
     etag = upload_part(store, bucket, "metadata.json", upload.upload_id, 1, b"{}")
@@ -731,6 +743,28 @@ def test_local_multipart_object_of_many_part_files_is_merged_into_one(tmp_path, 
             assert len(handle.segments) == 1
             assert handle.read() == b"".join(data)
         assert len(list((tmp_path / "store" / OBJECTS_DIR).glob("*/*"))) == 1  # the part files are gone
+    finally:
+        store.close()
+
+
+def test_local_index_of_an_older_release_gains_part_sizes(tmp_path):
+    """Objects completed before part sizes were recorded claim no parts (GET ?partNumber=1 is all of
+    the object then); those completed after the index is opened again have their sizes."""
+    store = LocalStore(tmp_path / "store")
+    try:
+        store.create_bucket("b")
+        for key in ("old", "new"):
+            if key == "new":
+                store.close()
+                with sqlite3.connect(tmp_path / "store" / INDEX_FILE) as conn:
+                    conn.execute("ALTER TABLE objects DROP COLUMN part_sizes")  # as the older release made it
+                store = LocalStore(tmp_path / "store")
+            upload = store.create_multipart_upload("b", key)
+            etag = upload_part(store, "b", key, upload.upload_id, 1, b"only part")
+            store.complete_multipart_upload("b", key, upload.upload_id, [(1, etag)])
+        old, new = store.get_object_info("b", "old"), store.get_object_info("b", "new")
+        assert (old.parts_count, old.part_sizes) == (None, ())
+        assert (new.parts_count, new.part_sizes) == (1, (9,))
     finally:
         store.close()
 

@@ -22,6 +22,7 @@ STATUS_BY_CODE = {
     "InvalidBucketName": 400,
     "InvalidDigest": 400,
     "InvalidPart": 400,
+    "InvalidPartNumber": 416,
     "InvalidPartOrder": 400,
     "InvalidRange": 416,
     "InvalidRequest": 400,

@@ -4,23 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..store import MAX_PART_NUMBER
 from .checksums import HEADER_PREFIX, composite, normalize_algorithm
 from .errors import S3Error
 from .names import check_key
-from .object_ops import copy_source_info, object_attributes, parse_copy_source, set_checksum_headers
+from .object_ops import (
+    copy_source_info,
+    object_attributes,
+    parse_copy_source,
+    part_number,
+    set_checksum_headers,
+)
 from .preconditions import parse_copy_range, write_condition
 from .xmlio import XmlWriter, child_text, iso8601, parse_xml
 
 if TYPE_CHECKING:
     from .handler import S3Handler
-
-
-def _part_number(req: S3Handler) -> int:
-    value = req.query.get("partNumber", "")
-    if not value.isdigit() or not 1 <= int(value) <= MAX_PART_NUMBER:
-        raise S3Error("InvalidArgument", f"Part number must be an integer between 1 and {MAX_PART_NUMBER}.")
-    return int(value)
 
 
 def _max(req: S3Handler, name: str, default: int = 1000) -> int:
@@ -53,7 +51,7 @@ async def create_upload(req: S3Handler) -> None:
 
 
 async def upload_part(req: S3Handler) -> None:
-    number = _part_number(req)
+    number = part_number(req)
     staging = req.take_staging()
     try:
         checksums = req.checksums.verify(req.trailers, staging.md5_hex())
@@ -75,7 +73,7 @@ async def upload_part(req: S3Handler) -> None:
 
 
 async def upload_part_copy(req: S3Handler) -> None:
-    number = _part_number(req)
+    number = part_number(req)
     src_bucket, src_key = parse_copy_source(req)
     info = await copy_source_info(req, src_bucket, src_key)
     start, end = parse_copy_range(req.request.headers.get("x-amz-copy-source-range"), info.size)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..http.limits import StallWatch
-from ..store import NoSuchKey, ObjectInfo
+from ..store import MAX_PART_NUMBER, NoSuchKey, ObjectInfo
 from .checksums import HEADER_PREFIX
 from .errors import S3Error
 from .names import check_bucket_name, check_key, check_visible_bucket, decode_wire
@@ -105,7 +105,10 @@ async def get_object(req: S3Handler) -> None:
     info = found if head else found.info
     try:
         check_read_preconditions(info, req.request.headers)
-        byte_range = parse_range(req.request.headers.get("Range"), info.size)
+        if "partNumber" in req.query:
+            byte_range = await _part_range(req, info)
+        else:
+            byte_range = parse_range(req.request.headers.get("Range"), info.size)
         _set_object_headers(req, info)
         start, end = byte_range or (0, info.size)
         if byte_range is not None:
@@ -132,6 +135,26 @@ async def get_object(req: S3Handler) -> None:
     finally:
         if handle is not None:
             handle.close()
+
+
+async def _part_range(req: S3Handler, info: ObjectInfo) -> tuple[int, int] | None:
+    """The bytes of ``?partNumber=N``: that part of a multipart object; part 1 of any other object
+    is all of it. None for an empty object, which has no range to send."""
+    if "Range" in req.request.headers:
+        raise S3Error("InvalidRequest", "Cannot specify both Range header and partNumber query parameter.")
+    number = part_number(req)
+    if number > (info.parts_count or 1):
+        raise S3Error("InvalidPartNumber", "The requested partnumber is not satisfiable.")
+    if not info.parts_count:
+        return (0, info.size) if info.size else None
+    return await req.run_read(req.store.part_range, info, number)
+
+
+def part_number(req: S3Handler) -> int:
+    value = req.query.get("partNumber", "")
+    if not value.isdigit() or not 1 <= int(value) <= MAX_PART_NUMBER:
+        raise S3Error("InvalidArgument", f"Part number must be an integer between 1 and {MAX_PART_NUMBER}.")
+    return int(value)
 
 
 async def delete_object(req: S3Handler) -> None:

@@ -130,6 +130,11 @@ class ObjectStore(ABC):
         """Raises NoSuchBucket, NoSuchKey."""
 
     @abstractmethod
+    def part_range(self, info: ObjectInfo, part_number: int) -> tuple[int, int]:
+        """Bytes ``[start, end)`` of part ``part_number`` (1 to ``info.parts_count``) of the multipart
+        object ``info`` describes. Raises PreconditionFailed if the object was replaced since."""
+
+    @abstractmethod
     def delete_object(self, bucket: str, key: str, condition: WriteCondition | None = None) -> bool:
         """Delete; True if something was deleted. Raises NoSuchBucket, PreconditionFailed."""
 

@@ -37,6 +37,9 @@ class ObjectInfo:
     # Multipart objects hold composite values ending in ``-N``.
     checksums: dict[str, str] = field(default_factory=dict)
     parts_count: int | None = None
+    # Sizes of a multipart object's parts, in order, where the store reads them with the object (the
+    # local store's single-object reads); GET ?partNumber=N asks the store for the part's bytes.
+    part_sizes: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import NoSuchBucket, NoSuchKey, NoSuchUpload
@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS objects (
     checksums TEXT,
     parts_count INTEGER,
     segments TEXT,
-    inline BLOB
+    inline BLOB,
+    part_sizes TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS objects_by_key ON objects (bucket, key);
 CREATE TABLE IF NOT EXISTS uploads (
@@ -72,7 +73,9 @@ CREATE TABLE IF NOT EXISTS parts (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS files (name TEXT PRIMARY KEY, refs INTEGER NOT NULL) WITHOUT ROWID
 """
-# ``inline`` comes last in its row: listings read the columns before it and never its overflow pages.
+# ``inline`` comes after the columns listings read: they never touch its overflow pages.
+# ``part_sizes`` (a JSON list, read by single-object reads only) came later: it is last so that older
+# indexes gain it by ALTER TABLE when opened.
 
 _OBJECT_COLUMNS = "key, size, etag, last_modified, content_type, metadata, headers, checksums, parts_count"
 _UPLOAD_COLUMNS = "key, upload_id, initiated, content_type, metadata, headers, checksum_algorithm"
@@ -159,7 +162,7 @@ class Reader:
         """Raises NoSuchBucket or NoSuchKey. ``content`` also reads the inline bytes or segments."""
         # One statement tells a missing bucket from a missing key (the two tables share no column name).
         row = self.conn.execute(
-            f"SELECT {_OBJECT_COLUMNS}, segments, {'inline' if content else 'NULL'}"
+            f"SELECT {_OBJECT_COLUMNS}, segments, {'inline' if content else 'NULL'}, part_sizes"
             " FROM buckets LEFT JOIN objects ON bucket = name AND key = ? WHERE name = ?",
             (key.encode(), bucket),
         ).fetchone()
@@ -168,7 +171,12 @@ class Reader:
         if row[0] is None:
             raise NoSuchKey(f"The specified key does not exist: {key}")
         segments = load_segments(row[9]) if row[9] is not None else None
-        return StoredObject(_object_info(bucket, row), row[10], segments)
+        info = _object_info(bucket, row)
+        if info.parts_count:
+            # An object completed before part sizes were recorded claims no parts it cannot serve.
+            sizes = tuple(json.loads(row[11])) if row[11] is not None else ()
+            info = replace(info, parts_count=len(sizes) or None, part_sizes=sizes)
+        return StoredObject(info, row[10], segments)
 
     def object_rows(
         self, bucket: str, after: bytes, inclusive: bool, below: bytes, limit: int
@@ -284,11 +292,12 @@ class Txn(Reader):
             self._release_object(info.bucket, key)
         self.conn.execute(
             "INSERT INTO objects (bucket, key, size, etag, last_modified, content_type, metadata, headers,"
-            " checksums, parts_count, segments, inline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " checksums, parts_count, segments, inline, part_sizes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 info.bucket, key, info.size, info.etag, info.last_modified, info.content_type,
                 _dump(info.metadata), _dump(info.headers), _dump(info.checksums), info.parts_count,
                 None if segments is None else _dump_segments(segments), inline,
+                json.dumps(info.part_sizes) if info.part_sizes else None,
             ),
         )  # fmt: skip
 
@@ -352,6 +361,9 @@ class Index:
         with self.write() as txn:
             for statement in _SCHEMA.split(";"):
                 txn.conn.execute(statement)
+            columns = {row[1] for row in txn.conn.execute("PRAGMA table_info(objects)")}
+            if "part_sizes" not in columns:
+                txn.conn.execute("ALTER TABLE objects ADD COLUMN part_sizes TEXT")
 
     def _connection(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)

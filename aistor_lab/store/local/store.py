@@ -177,6 +177,11 @@ class LocalStore(ObjectStore):
     def open_object(self, bucket: str, key: str) -> ObjectHandle:
         return self._open(bucket, key)
 
+    def part_range(self, info: ObjectInfo, part_number: int) -> tuple[int, int]:
+        # ``info`` comes from a single-object read, which carries the part sizes.
+        start = sum(info.part_sizes[: part_number - 1])
+        return start, start + info.part_sizes[part_number - 1]
+
     def _open(self, bucket: str, key: str) -> InlineHandle | FileHandle:
         missing: list[Segment] | None = None
         while True:
@@ -383,6 +388,7 @@ class LocalStore(ObjectStore):
                 bucket, key, sum(part.info.size for part in chosen),
                 multipart_etag([part.info.etag for part in chosen]), time.time(), upload.content_type,
                 upload.metadata, upload.headers, dict(checksums), parts_count=len(chosen),
+                part_sizes=tuple(part.info.size for part in chosen),
             )  # fmt: skip
             for part in unlisted:
                 txn.release(part.segments)

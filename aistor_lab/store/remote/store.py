@@ -413,6 +413,18 @@ class RemoteS3Store(ObjectStore):
     def open_object(self, bucket: str, key: str) -> RemoteObjectHandle:
         return RemoteObjectHandle(self, self._head(bucket, key))
 
+    def part_range(self, info: ObjectInfo, part_number: int) -> tuple[int, int]:
+        """The remote tells where the part lies: HEAD with PartNumber answers its Content-Range."""
+        try:
+            response = self._call(
+                "head_object", Bucket=self._remote(info.bucket), Key=info.key, PartNumber=part_number,
+                IfMatch=quote_etag(info.etag),
+            )  # fmt: skip
+        except (PreconditionFailed, NoSuchKey):
+            raise PreconditionFailed(f"{info.bucket}/{info.key} was replaced or deleted after it was read") from None
+        first, _, last = response["ContentRange"].removeprefix("bytes ").partition("/")[0].partition("-")
+        return int(first), int(last) + 1
+
     def _read_range(self, info: ObjectInfo, start: int, end: int) -> StreamingBody:
         """The streaming body of ``[start, end)`` of the object version ``info`` describes."""
         try:
