@@ -114,3 +114,38 @@ def test_put_bucket_versioning_is_not_implemented(s3, bucket):
     with pytest.raises(ClientError) as excinfo:
         s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
     assert excinfo.value.response["Error"]["Code"] == "NotImplemented"
+
+
+@pytest.mark.parametrize("options,code", [
+    ({"StorageClass": "GLACIER"}, "InvalidStorageClass"),
+    ({"ServerSideEncryption": "AES256"}, "NotImplemented"),
+    ({"ServerSideEncryption": "aws:kms", "SSEKMSKeyId": "k"}, "NotImplemented"),
+    ({"SSECustomerAlgorithm": "AES256", "SSECustomerKey": "k" * 32}, "NotImplemented"),
+    ({"ObjectLockMode": "GOVERNANCE", "ObjectLockRetainUntilDate": "2030-01-01T00:00:00Z"}, "InvalidRequest"),
+    ({"ObjectLockLegalHoldStatus": "ON"}, "InvalidRequest"),
+    ({"WebsiteRedirectLocation": "/elsewhere"}, "NotImplemented"),
+    ({"Tagging": "a=b"}, "NotImplemented"),
+    ({"ACL": "public-read"}, "AccessControlListNotSupported"),
+    ({"GrantRead": 'uri="http://acs.amazonaws.com/groups/global/AllUsers"'}, "AccessControlListNotSupported"),
+])
+def test_write_headers_without_their_semantics_are_refused(s3, bucket, options, code):
+    """Never written as though the header had been honoured: the write is refused, nothing stored."""
+    calls = [
+        lambda: s3.put_object(Bucket=bucket, Key="h", Body=b"data", **options),
+        lambda: s3.copy_object(Bucket=bucket, Key="h", CopySource={"Bucket": bucket, "Key": "src"}, **options),
+        lambda: s3.create_multipart_upload(Bucket=bucket, Key="h", **options),
+    ]
+    s3.put_object(Bucket=bucket, Key="src", Body=b"source")
+    for call in calls:
+        with pytest.raises(ClientError) as excinfo:
+            call()
+        assert excinfo.value.response["Error"]["Code"] == code
+    assert "Contents" not in s3.list_objects_v2(Bucket=bucket, Prefix="h")
+    assert s3.list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
+
+
+def test_write_headers_with_the_semantics_this_server_has_are_accepted(s3, bucket):
+    s3.put_object(Bucket=bucket, Key="ok", Body=b"data", StorageClass="STANDARD", ACL="private")
+    s3.put_object(Bucket=bucket, Key="ok", Body=b"data", ACL="bucket-owner-full-control")
+    s3.copy_object(Bucket=bucket, Key="copy", CopySource={"Bucket": bucket, "Key": "ok"}, TaggingDirective="COPY")
+    assert s3.get_object(Bucket=bucket, Key="copy")["Body"].read() == b"data"

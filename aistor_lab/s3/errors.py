@@ -7,6 +7,7 @@ from ..store import StoreError
 from .xmlchars import escape_lossy
 
 STATUS_BY_CODE = {
+    "AccessControlListNotSupported": 400,
     "AccessDenied": 403,
     "AuthorizationHeaderMalformed": 400,
     "AuthorizationQueryParametersError": 400,
@@ -26,6 +27,7 @@ STATUS_BY_CODE = {
     "InvalidPartOrder": 400,
     "InvalidRange": 416,
     "InvalidRequest": 400,
+    "InvalidStorageClass": 400,
     "KeyTooLongError": 400,
     "MalformedXML": 400,
     "MethodNotAllowed": 405,

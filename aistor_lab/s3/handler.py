@@ -24,6 +24,7 @@ from . import routes
 from .checksums import BodyChecksums
 from .errors import S3Error
 from .names import check_visible_bucket, parse_query, split_path
+from .unsupported_headers import refuse_unsupported_headers
 from .xmlio import MAX_XML_BODY
 
 log = logging.getLogger(__name__)
@@ -101,6 +102,7 @@ class S3Handler(RequestHandler):
             self.access_key = self.session.parent if self.session else auth.access_key
             if self.operation.action:
                 self.authorize(self.operation.action, self.bucket, self.key, self.list_context())
+            refuse_unsupported_headers(self.operation.name, self.request.headers)
             if self.operation.body == routes.STREAM_BODY:
                 self._check_stream_length()
                 await self.run_read(self.store.get_bucket, self.bucket)

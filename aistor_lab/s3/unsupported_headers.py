@@ -1,0 +1,60 @@
+"""Write-request headers whose semantics this server does not implement are refused, never dropped.
+
+A client that asks for encryption, retention or a storage class must not be told its object was
+written as asked when it was not. The headers boto3 can send on PutObject, CopyObject,
+CreateMultipartUpload, UploadPart and UploadPartCopy are refused with the error AWS gives:
+
+- ``x-amz-storage-class`` other than STANDARD: ``InvalidStorageClass`` (there is one class).
+- ``x-amz-server-side-encryption*`` and ``x-amz-copy-source-server-side-encryption-customer-*``
+  (SSE-S3, SSE-KMS, SSE-C, bucket keys): ``NotImplemented``, as there is no encryption at rest yet.
+- ``x-amz-object-lock-*``: ``InvalidRequest``, what AWS answers for a bucket without Object Lock
+  (no bucket here has it).
+- ``x-amz-website-redirect-location`` (no website hosting), ``x-amz-tagging`` (no object tags) and
+  ``x-amz-write-offset-bytes`` (appends): ``NotImplemented``.
+- ``x-amz-acl`` other than private or bucket-owner-full-control (what every object here is), and
+  ``x-amz-grant-*``: ``AccessControlListNotSupported``, as AWS answers when a bucket's ACLs are off.
+
+Accepted as they are: ``x-amz-tagging-directive`` (an object has no tags to copy or replace),
+``x-amz-request-payer`` (no bucket is requester-pays) and ``x-amz-expected-bucket-owner`` /
+``x-amz-source-expected-bucket-owner`` (every bucket has the one owner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .errors import S3Error
+
+# Operations whose request may carry the headers below.
+WRITE_OPERATIONS = frozenset(
+    {"PutObject", "CopyObject", "CreateMultipartUpload", "UploadPart", "UploadPartCopy"}
+)
+
+_NOT_IMPLEMENTED_PREFIXES = (
+    "x-amz-server-side-encryption",
+    "x-amz-copy-source-server-side-encryption",
+)
+_NOT_IMPLEMENTED = frozenset({"x-amz-website-redirect-location", "x-amz-tagging", "x-amz-write-offset-bytes"})
+_OWNER_ONLY_ACLS = frozenset({"private", "bucket-owner-full-control"})
+
+
+def refuse_unsupported_headers(operation: str, headers: Mapping[str, str]) -> None:
+    if operation not in WRITE_OPERATIONS:
+        return
+    for name in headers:
+        lower = name.lower()
+        if lower.startswith(_NOT_IMPLEMENTED_PREFIXES) or lower in _NOT_IMPLEMENTED:
+            raise S3Error(
+                "NotImplemented",
+                f"A header you provided implies functionality that is not implemented: {lower}.",
+            )
+        if lower.startswith("x-amz-object-lock-"):
+            raise S3Error("InvalidRequest", "Bucket is missing Object Lock Configuration")
+        if lower.startswith("x-amz-grant-"):
+            raise S3Error("AccessControlListNotSupported", "The bucket does not allow ACLs")
+    storage_class = headers.get("x-amz-storage-class")
+    if storage_class is not None and storage_class != "STANDARD":
+        raise S3Error("InvalidStorageClass", "The storage class you specified is not valid")
+    acl = headers.get("x-amz-acl")
+    if acl is not None and acl not in _OWNER_ONLY_ACLS:
+        raise S3Error("AccessControlListNotSupported", "The bucket does not allow ACLs")
