@@ -491,3 +491,35 @@ def test_clock_skew_is_refused(server, bucket, s3):
     assert response.status_code == 403
     assert b"RequestTimeTooSkewed" in response.content
     assert s3.list_objects_v2(Bucket=bucket)["KeyCount"] == 0
+
+
+def test_get_object_attributes(s3, bucket):
+    five = 5 * 1024 * 1024
+    parts = [os.urandom(five), os.urandom(five), b"end"]
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="mp", ChecksumAlgorithm="CRC32")["UploadId"]
+    listed = [{"PartNumber": n, **{k: v for k, v in s3.upload_part(
+        Bucket=bucket, Key="mp", UploadId=upload, PartNumber=n, Body=data, ChecksumAlgorithm="CRC32",
+    ).items() if k in ("ETag", "ChecksumCRC32")}} for n, data in enumerate(parts, 1)]
+    done = s3.complete_multipart_upload(Bucket=bucket, Key="mp", UploadId=upload, MultipartUpload={"Parts": listed})
+    every = ["ETag", "Checksum", "ObjectParts", "StorageClass", "ObjectSize"]
+    got = s3.get_object_attributes(Bucket=bucket, Key="mp", ObjectAttributes=every)
+    assert got["ETag"] == done["ETag"].strip('"')
+    assert (got["ObjectSize"], got["StorageClass"]) == (sum(map(len, parts)), "STANDARD")
+    assert got["Checksum"]["ChecksumCRC32"] == done["ChecksumCRC32"]
+    assert got["ObjectParts"]["TotalPartsCount"] == 3
+    assert [(p["PartNumber"], p["Size"]) for p in got["ObjectParts"]["Parts"]] == [(1, five), (2, five), (3, 3)]
+    page = s3.get_object_attributes(Bucket=bucket, Key="mp", ObjectAttributes=["ObjectParts"], MaxParts=2)
+    assert (page["ObjectParts"]["IsTruncated"], page["ObjectParts"]["NextPartNumberMarker"]) == (True, 2)
+    assert "ETag" not in page
+    rest = s3.get_object_attributes(Bucket=bucket, Key="mp", ObjectAttributes=["ObjectParts"], PartNumberMarker=2)
+    assert [p["PartNumber"] for p in rest["ObjectParts"]["Parts"]] == [3]
+
+    s3.put_object(Bucket=bucket, Key="plain", Body=b"0123456789")
+    plain = s3.get_object_attributes(Bucket=bucket, Key="plain", ObjectAttributes=every)
+    assert (plain["ObjectSize"], "ObjectParts" in plain) == (10, False)
+    with pytest.raises(ClientError) as excinfo:
+        s3.get_object_attributes(Bucket=bucket, Key="missing", ObjectAttributes=["ETag"])
+    assert error_code(excinfo) == "NoSuchKey"
+    with pytest.raises(ClientError) as excinfo:
+        s3.get_object_attributes(Bucket=bucket, Key="plain", ObjectAttributes=["Colour"])
+    assert error_code(excinfo) == "InvalidArgument"

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import bucket_ops, multipart_ops, object_ops
+from . import attributes_ops, bucket_ops, multipart_ops, object_ops
 from .errors import S3Error
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ PUT_OBJECT = Operation("PutObject", "s3:PutObject", object_ops.put_object, STREA
 COPY_OBJECT = Operation("CopyObject", "s3:PutObject", object_ops.copy_object)
 GET_OBJECT = Operation("GetObject", "s3:GetObject", object_ops.get_object)
 HEAD_OBJECT = Operation("HeadObject", "s3:GetObject", object_ops.get_object)
+GET_ATTRIBUTES = Operation("GetObjectAttributes", "s3:GetObjectAttributes", attributes_ops.get_object_attributes)
 DELETE_OBJECT = Operation("DeleteObject", "s3:DeleteObject", object_ops.delete_object)
 CREATE_UPLOAD = Operation("CreateMultipartUpload", "s3:PutObject", multipart_ops.create_upload)
 UPLOAD_PART = Operation("UploadPart", "s3:PutObject", multipart_ops.upload_part, STREAM_BODY)
@@ -94,6 +95,8 @@ def _object_operation(method: str, query: dict[str, str], headers) -> Operation:
             return by_method[method]
     elif "uploads" in query and method == "POST":
         return CREATE_UPLOAD
+    elif "attributes" in query and method == "GET":
+        return GET_ATTRIBUTES
     else:
         _refuse_unimplemented(query)
         if method == "PUT":
