@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from typing import NamedTuple
 
 from .canonical import RequestParts, canonical_headers, canonical_queries, canonical_uris
 from .errors import AuthError
@@ -98,22 +99,40 @@ def _verify_header(
     max_skew: int,
     body: bytes | None,
 ) -> AuthResult:
+    access_key, fields, amz_date, date, region, secret = _header_credential(
+        request.headers, authorization, secrets, service, now, max_skew
+    )
+    key = signing_key(secret, date, region, service)
+    payload = _payload_hash(request.headers, body)
+    signature = fields["Signature"]
+    candidates = _canonical_requests(request, service, canonical_queries(request), fields["SignedHeaders"], payload)
+    _check_signature(key, amz_date, f"{date}/{region}/{service}/aws4_request", candidates, signature)
+    return AuthResult(access_key, "header-v4", region, service, date, amz_date, payload, key, signature)
+
+
+class _HeaderCredential(NamedTuple):
+    access_key: str
+    fields: dict[str, str]
+    amz_date: str
+    date: str
+    region: str
+    secret: str
+
+
+def _header_credential(
+    headers: Mapping[str, str], authorization: str, secrets: Secrets, service: str, now: float, max_skew: int
+) -> _HeaderCredential:
+    """What a header-signed request proves before its signature is checked: a well-formed credential
+    scope for ``service``, a date within ``max_skew``, and a known access key (with its secret)."""
     fields = _authorization_fields(authorization)
-    amz_date, signed_at = _request_time(request.headers)
+    amz_date, signed_at = _request_time(headers)
     access_key, date, region = _credential_scope(fields["Credential"], amz_date, service, HEADER_MALFORMED)
     if abs(now - signed_at) > max_skew:
         raise AuthError(
             "RequestTimeTooSkewed",
             "The difference between the request time and the server's time is too large.",
         )
-    key = signing_key(lookup_secret(secrets, access_key), date, region, service)
-    payload = _payload_hash(request.headers, body)
-    signature = fields["Signature"]
-    candidates = _canonical_requests(
-        request, service, canonical_queries(request), fields["SignedHeaders"], payload
-    )
-    _check_signature(key, amz_date, f"{date}/{region}/{service}/aws4_request", candidates, signature)
-    return AuthResult(access_key, "header-v4", region, service, date, amz_date, payload, key, signature)
+    return _HeaderCredential(access_key, fields, amz_date, date, region, lookup_secret(secrets, access_key))
 
 
 def check_credential(
@@ -122,16 +141,8 @@ def check_credential(
     """What a header-signed request proves before its body is in, when its signature covers a body hash
     that no header carries: the access key is known, the service and date are right. Returns the access
     key; ``verify_request(..., body=...)`` must still verify the signature once the body has arrived."""
-    fields = _authorization_fields(headers.get("Authorization", ""))
-    amz_date, signed_at = _request_time(headers)
-    access_key, _, _ = _credential_scope(fields["Credential"], amz_date, service, HEADER_MALFORMED)
-    if abs((time.time() if now is None else now) - signed_at) > max_skew:
-        raise AuthError(
-            "RequestTimeTooSkewed",
-            "The difference between the request time and the server's time is too large.",
-        )
-    lookup_secret(secrets, access_key)
-    return access_key
+    now = time.time() if now is None else now
+    return _header_credential(headers, headers.get("Authorization", ""), secrets, service, now, max_skew).access_key
 
 
 def _verify_query(

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 from ..store import SYSTEM_BUCKET, NoSuchBucket, NoSuchKey, ObjectStore, PreconditionFailed, WriteCondition
 from ..store.cache import Cache
+from ..store.locations import OutsideScope
+from ..store.locations import split_location as split_store_location
 from .errors import BadRequestException, ServiceFailureException
 
-_SCHEMES = ("s3://", "s3a://", "s3n://")
 _JSON = "application/json"
 
 
@@ -22,14 +23,11 @@ def encode_json(body: dict) -> bytes:
 
 
 def split_location(location: object) -> tuple[str, str]:
-    """``s3://bucket/some/key`` -> ("bucket", "some/key"); s3a:// and s3n:// are accepted too."""
-    if isinstance(location, str):
-        for scheme in _SCHEMES:
-            if location.startswith(scheme):
-                bucket, _, key = location[len(scheme) :].partition("/")
-                if bucket:
-                    return bucket, key
-    raise BadRequestException(f"Invalid location {location!r}: expected s3://bucket/path")
+    """``s3://bucket/some/key`` -> ("bucket", "some/key") (store.locations), with the catalog's error."""
+    try:
+        return split_store_location(location)
+    except OutsideScope:
+        raise BadRequestException(f"Invalid location {location!r}: expected s3://bucket/path") from None
 
 
 @dataclass(frozen=True)
