@@ -14,12 +14,14 @@ from typing import Self
 from .types import (
     SYSTEM_BUCKET,
     BucketInfo,
+    DeleteResult,
     ListPage,
     ObjectInfo,
     PartInfo,
     PartsPage,
     UploadInfo,
     UploadsPage,
+    VersionsPage,
     WriteCondition,
 )
 
@@ -58,7 +60,9 @@ class ObjectHandle(ABC):
     info: ObjectInfo
 
     @abstractmethod
-    def iter_range(self, start: int = 0, end: int | None = None, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+    def iter_range(
+        self, start: int = 0, end: int | None = None, chunk_size: int = 1 << 20
+    ) -> Iterator[bytes]:
         """Yield the bytes in ``[start, end)`` (end None = to the end of the object)."""
 
     @abstractmethod
@@ -101,6 +105,21 @@ class ObjectStore(ABC):
     def list_buckets(self) -> list[BucketInfo]:
         """All buckets but the system bucket, sorted by name."""
 
+    @abstractmethod
+    def set_versioning(self, name: str, status: str) -> None:
+        """Set a bucket's versioning to VERSIONING_ENABLED or VERSIONING_SUSPENDED (``get_bucket``
+        reports it). Raises NoSuchBucket."""
+
+    @abstractmethod
+    def get_bucket_config(self, bucket: str, name: str) -> bytes | None:
+        """A bucket configuration document (``lifecycle``, ``encryption``, ...) as last put, None when
+        absent. Raises NoSuchBucket."""
+
+    @abstractmethod
+    def put_bucket_config(self, bucket: str, name: str, document: bytes | None) -> None:
+        """Set (None: delete) a bucket configuration document; they go with the bucket. Raises
+        NoSuchBucket."""
+
     # -- objects -------------------------------------------------------------------------
     @abstractmethod
     def stage(self) -> Staging:
@@ -122,12 +141,13 @@ class ObjectStore(ABC):
         """Make ``data`` the object's content. Raises NoSuchBucket, PreconditionFailed."""
 
     @abstractmethod
-    def get_object_info(self, bucket: str, key: str) -> ObjectInfo:
-        """Raises NoSuchBucket, NoSuchKey."""
+    def get_object_info(self, bucket: str, key: str, version_id: str | None = None) -> ObjectInfo:
+        """The latest version, or the version named. Raises NoSuchBucket, NoSuchKey (with the id of
+        the delete marker that is the latest version, if one is), NoSuchVersion, DeleteMarkerVersion."""
 
     @abstractmethod
-    def open_object(self, bucket: str, key: str) -> ObjectHandle:
-        """Raises NoSuchBucket, NoSuchKey."""
+    def open_object(self, bucket: str, key: str, version_id: str | None = None) -> ObjectHandle:
+        """Raises as ``get_object_info``."""
 
     @abstractmethod
     def part_range(self, info: ObjectInfo, part_number: int) -> tuple[int, int]:
@@ -135,8 +155,13 @@ class ObjectStore(ABC):
         object ``info`` describes. Raises PreconditionFailed if the object was replaced since."""
 
     @abstractmethod
-    def delete_object(self, bucket: str, key: str, condition: WriteCondition | None = None) -> bool:
-        """Delete; True if something was deleted. Raises NoSuchBucket, PreconditionFailed."""
+    def delete_object(
+        self, bucket: str, key: str, condition: WriteCondition | None = None, *, version_id: str | None = None
+    ) -> DeleteResult:
+        """Without ``version_id``: delete the object, or in a versioned bucket add a delete marker (in
+        a suspended one, the marker is the null version). With it: remove that version for good (a
+        missing one is no error); the next newest becomes the latest. Raises NoSuchBucket,
+        PreconditionFailed."""
 
     @abstractmethod
     def copy_object(
@@ -150,8 +175,9 @@ class ObjectStore(ABC):
         content_type: str | None = None,
         headers: dict[str, str] | None = None,
         condition: WriteCondition | None = None,
+        src_version_id: str | None = None,
     ) -> ObjectInfo:
-        """Copy content and checksums. ``metadata`` None keeps the source's metadata,
+        """Copy content and checksums (of the source's latest version, or ``src_version_id``). ``metadata`` None keeps the source's metadata,
         content type and headers (the COPY directive); a dict replaces all three."""
 
     @abstractmethod
@@ -166,6 +192,22 @@ class ObjectStore(ABC):
     ) -> ListPage:
         """Keys in UTF-8 byte order. With a delimiter, keys sharing ``prefix + X + delimiter``
         roll up into one common prefix; resuming after such a prefix skips all its keys."""
+
+    @abstractmethod
+    def list_object_versions(
+        self,
+        bucket: str,
+        *,
+        prefix: str = "",
+        delimiter: str = "",
+        key_marker: str = "",
+        version_id_marker: str = "",
+        max_keys: int = 1000,
+    ) -> VersionsPage:
+        """Every version and delete marker, keys in UTF-8 byte order, each key's versions newest
+        first; prefixes roll up as in ``list_objects``. Resumes after ``key_marker`` (after the
+        version ``version_id_marker`` of that key, when given). A bucket never versioned lists its
+        objects as their null versions."""
 
     # -- multipart -----------------------------------------------------------------------
     @abstractmethod
@@ -204,8 +246,9 @@ class ObjectStore(ABC):
         src_key: str,
         start: int = 0,
         end: int | None = None,
+        src_version_id: str | None = None,
     ) -> PartInfo:
-        """A part made of ``[start, end)`` of another object."""
+        """A part made of ``[start, end)`` of another object (of its version ``src_version_id``)."""
 
     @abstractmethod
     def complete_multipart_upload(
@@ -274,4 +317,3 @@ class ObjectStore(ABC):
             self.create_bucket(name)
         except BucketAlreadyOwnedByYou:
             pass
-

@@ -33,6 +33,34 @@ class NoSuchKey(StoreError):
 
     code = "NoSuchKey"
 
+    def __init__(self, message: str = "", *, delete_marker: str | None = None):
+        super().__init__(message)
+        # The version id of the delete marker that is the key's latest version, if one is.
+        self.delete_marker = delete_marker
+
+
+class NoSuchVersion(StoreError):
+    """The specified version does not exist."""
+
+    code = "NoSuchVersion"
+
+
+class DeleteMarkerVersion(StoreError):
+    """The specified version is a delete marker: it has no content to read or copy."""
+
+    code = "MethodNotAllowed"
+
+    def __init__(self, version_id: str, last_modified: float):
+        super().__init__("The specified method is not allowed against a delete marker.")
+        self.version_id = version_id
+        self.last_modified = last_modified
+
+
+class InvalidBucketState(StoreError):
+    """The request is not valid with the current state of the bucket."""
+
+    code = "InvalidBucketState"
+
 
 class PreconditionFailed(StoreError):
     """At least one of the preconditions you specified did not hold."""

@@ -13,11 +13,19 @@ MAX_PART_NUMBER = 10000
 # a valid S3 bucket name, and the APIs refuse every name ObjectStore.is_system_bucket holds for.
 SYSTEM_BUCKET = ".aistor-system"
 
+# A bucket's versioning state: None until versioning is first configured (objects then carry no
+# version id at all), then one of these two. Objects written while a bucket is unversioned or
+# suspended are its "null" version, as in S3.
+VERSIONING_ENABLED = "Enabled"
+VERSIONING_SUSPENDED = "Suspended"
+NULL_VERSION = "null"
+
 
 @dataclass(frozen=True)
 class BucketInfo:
     name: str
     created: float  # epoch seconds
+    versioning: str | None = None  # VERSIONING_ENABLED, VERSIONING_SUSPENDED, or None: never configured
 
 
 @dataclass(frozen=True)
@@ -40,6 +48,9 @@ class ObjectInfo:
     # Sizes of a multipart object's parts, in order, where the store reads them with the object (the
     # local store's single-object reads); GET ?partNumber=N asks the store for the part's bytes.
     part_sizes: tuple[int, ...] = ()
+    # None in a bucket whose versioning was never configured; else the version id (NULL_VERSION for
+    # the null version).
+    version_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,39 @@ class ListPage:
     is_truncated: bool
     # The last key or common prefix returned; pass it back as ``start_after`` for the next page.
     next_marker: str | None
+
+
+@dataclass(frozen=True)
+class ObjectVersion:
+    """One entry of ListObjectVersions: an object version, or a delete marker (whose ``info`` has
+    only bucket, key, version id and last-modified meaningful)."""
+
+    info: ObjectInfo
+    is_latest: bool
+    is_delete_marker: bool = False
+
+
+@dataclass(frozen=True)
+class VersionsPage:
+    versions: list[ObjectVersion]
+    common_prefixes: list[str]
+    is_truncated: bool
+    # Where the next page starts: pass back as ``key_marker`` / ``version_id_marker``.
+    next_key_marker: str | None
+    next_version_id_marker: str | None
+
+
+@dataclass(frozen=True)
+class DeleteResult:
+    """What a delete did: ``version_id`` of the version removed or of the delete marker created (None
+    in a bucket never versioned); ``delete_marker`` when a marker was created or removed."""
+
+    deleted: bool
+    version_id: str | None = None
+    delete_marker: bool = False
+
+    def __bool__(self) -> bool:
+        return self.deleted
 
 
 @dataclass(frozen=True)

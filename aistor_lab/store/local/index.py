@@ -19,20 +19,32 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import NoSuchBucket, NoSuchKey, NoSuchUpload
-from ..types import BucketInfo, ObjectInfo, PartInfo, UploadInfo
+from ..errors import DeleteMarkerVersion, NoSuchBucket, NoSuchKey, NoSuchUpload, NoSuchVersion
+from ..types import (
+    NULL_VERSION,
+    VERSIONING_ENABLED,
+    BucketInfo,
+    DeleteResult,
+    ObjectInfo,
+    ObjectVersion,
+    PartInfo,
+    UploadInfo,
+)
 from .files import Segment
 
 INDEX_FILE = "index.sqlite3"
 BUSY_TIMEOUT_SECONDS = 60.0
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, created REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS buckets (
+    name TEXT PRIMARY KEY, created REAL NOT NULL, versioning TEXT
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS objects (
     id INTEGER PRIMARY KEY,
     bucket TEXT NOT NULL,
@@ -47,9 +59,32 @@ CREATE TABLE IF NOT EXISTS objects (
     parts_count INTEGER,
     segments TEXT,
     inline BLOB,
-    part_sizes TEXT
+    part_sizes TEXT,
+    version_id TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS objects_by_key ON objects (bucket, key);
+CREATE TABLE IF NOT EXISTS versions (
+    id INTEGER PRIMARY KEY,
+    bucket TEXT NOT NULL,
+    key BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    etag TEXT NOT NULL,
+    last_modified REAL NOT NULL,
+    content_type TEXT NOT NULL,
+    metadata TEXT,
+    headers TEXT,
+    checksums TEXT,
+    parts_count INTEGER,
+    segments TEXT,
+    inline BLOB,
+    part_sizes TEXT,
+    version_id TEXT,
+    delete_marker INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS versions_by_key ON versions (bucket, key, id DESC);
+CREATE TABLE IF NOT EXISTS bucket_configs (
+    bucket TEXT NOT NULL, name TEXT NOT NULL, document BLOB NOT NULL, PRIMARY KEY (bucket, name)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS uploads (
     upload_id TEXT PRIMARY KEY,
     bucket TEXT NOT NULL,
@@ -74,10 +109,26 @@ CREATE TABLE IF NOT EXISTS parts (
 CREATE TABLE IF NOT EXISTS files (name TEXT PRIMARY KEY, refs INTEGER NOT NULL) WITHOUT ROWID
 """
 # ``inline`` comes after the columns listings read: they never touch its overflow pages.
-# ``part_sizes`` (a JSON list, read by single-object reads only) came later: it is last so that older
-# indexes gain it by ALTER TABLE when opened.
+# ``part_sizes`` (a JSON list, read by single-object reads only) and ``version_id`` came later: they
+# are last so that older indexes gain them by ALTER TABLE when opened (see _UPGRADES).
+#
+# Versions: ``objects`` holds the latest version of each key unless that is a delete marker;
+# ``versions`` holds every other version and the delete markers, a higher id being newer. A version
+# id NULL is the null version. So reads of the latest version and ListObjects never look at
+# ``versions``, and a bucket never versioned never writes to it.
 
 _OBJECT_COLUMNS = "key, size, etag, last_modified, content_type, metadata, headers, checksums, parts_count"
+# Every column an object version has in both tables; moving a version between them copies these.
+_VERSION_COLUMNS = (
+    "bucket, key, size, etag, last_modified, content_type, metadata, headers, checksums, parts_count,"
+    " segments, inline, part_sizes, version_id"
+)
+# Columns added after the first release: (table, column, type).
+_UPGRADES = (
+    ("objects", "part_sizes", "TEXT"),
+    ("objects", "version_id", "TEXT"),
+    ("buckets", "versioning", "TEXT"),
+)
 _UPLOAD_COLUMNS = "key, upload_id, initiated, content_type, metadata, headers, checksum_algorithm"
 _PART_COLUMNS = "part_number, etag, size, last_modified, checksums, segments"
 
@@ -106,6 +157,18 @@ def _object_info(bucket: str, row: tuple) -> ObjectInfo:
     )  # fmt: skip
 
 
+def shown_version(versioning: str | None, version_id: str | None) -> str | None:
+    """The version id clients see: none in a bucket never versioned, else the id or ``null``."""
+    if versioning is None:
+        return None
+    return NULL_VERSION if version_id is None else version_id
+
+
+def stored_version(version_id: str) -> str | None:
+    """The column value of a version id clients name (NULL for ``null``)."""
+    return None if version_id == NULL_VERSION else version_id
+
+
 def _upload_info(bucket: str, row: tuple) -> UploadInfo:
     key, upload_id, initiated, content_type, metadata, headers, algorithm = row
     return UploadInfo(
@@ -118,6 +181,30 @@ class StoredObject:
     info: ObjectInfo
     inline: bytes | None  # the content, for objects kept in their row
     segments: list[Segment] | None  # otherwise, where the content is
+
+
+def _stored(bucket: str, row: tuple, version_id: str | None) -> StoredObject:
+    """A StoredObject of a row of _OBJECT_COLUMNS, segments, inline, part_sizes."""
+    info = replace(_object_info(bucket, row), version_id=version_id)
+    if info.parts_count:
+        # An object completed before part sizes were recorded claims no parts it cannot serve.
+        sizes = tuple(json.loads(row[11])) if row[11] is not None else ()
+        info = replace(info, parts_count=len(sizes) or None, part_sizes=sizes)
+    segments = load_segments(row[9]) if row[9] is not None else None
+    return StoredObject(info, row[10], segments)
+
+
+@dataclass(frozen=True)
+class Latest:
+    """What a write to a key must know first."""
+
+    versioning: str | None  # the bucket's
+    etag: str | None  # of the latest object; None when absent or a delete marker
+    version_id: str | None  # its version id column (None: the null version)
+
+    @property
+    def exists(self) -> bool:
+        return self.etag is not None
 
 
 @dataclass(frozen=True)
@@ -138,45 +225,139 @@ class Reader:
         self.conn = conn
 
     def bucket(self, name: str) -> BucketInfo:
-        row = self.conn.execute("SELECT name, created FROM buckets WHERE name = ?", (name,)).fetchone()
+        row = self.conn.execute(
+            "SELECT name, created, versioning FROM buckets WHERE name = ?", (name,)
+        ).fetchone()
         if row is None:
             raise NoSuchBucket(f"The specified bucket does not exist: {name}")
         return BucketInfo(*row)
 
     def buckets(self) -> list[BucketInfo]:
-        return [
-            BucketInfo(*row) for row in self.conn.execute("SELECT name, created FROM buckets ORDER BY name")
-        ]
+        rows = self.conn.execute("SELECT name, created, versioning FROM buckets ORDER BY name")
+        return [BucketInfo(*row) for row in rows]
 
-    def object_etag(self, bucket: str, key: str) -> str | None:
-        """The ETag of the object, None when there is none; raises NoSuchBucket."""
+    def latest(self, bucket: str, key: str) -> Latest:
+        """The bucket's versioning and the key's latest object, if it is not a delete marker; raises
+        NoSuchBucket."""
         row = self.conn.execute(
-            "SELECT etag FROM buckets LEFT JOIN objects ON bucket = name AND key = ? WHERE name = ?",
+            "SELECT versioning, etag, version_id FROM buckets LEFT JOIN objects ON bucket = name AND key = ?"
+            " WHERE name = ?",
             (key.encode(), bucket),
         ).fetchone()
         if row is None:
             raise NoSuchBucket(f"The specified bucket does not exist: {bucket}")
-        return row[0]
+        return Latest(*row)
 
-    def object(self, bucket: str, key: str, *, content: bool = False) -> StoredObject:
-        """Raises NoSuchBucket or NoSuchKey. ``content`` also reads the inline bytes or segments."""
+    def object(
+        self, bucket: str, key: str, *, content: bool = False, version_id: str | None = None
+    ) -> StoredObject:
+        """The latest version, or the version named. Raises NoSuchBucket, NoSuchKey, NoSuchVersion,
+        DeleteMarkerVersion. ``content`` also reads the inline bytes or segments."""
         # One statement tells a missing bucket from a missing key (the two tables share no column name).
+        version_clause = "" if version_id is None else " AND version_id IS ?"
+        params = (
+            (key.encode(), bucket)
+            if version_id is None
+            else (key.encode(), stored_version(version_id), bucket)
+        )
         row = self.conn.execute(
-            f"SELECT {_OBJECT_COLUMNS}, segments, {'inline' if content else 'NULL'}, part_sizes"
-            " FROM buckets LEFT JOIN objects ON bucket = name AND key = ? WHERE name = ?",
-            (key.encode(), bucket),
+            f"SELECT {_OBJECT_COLUMNS}, segments, {'inline' if content else 'NULL'}, part_sizes, version_id,"
+            f" versioning FROM buckets LEFT JOIN objects ON bucket = name AND key = ?{version_clause}"
+            " WHERE name = ?",
+            params,
         ).fetchone()
         if row is None:
             raise NoSuchBucket(f"The specified bucket does not exist: {bucket}")
+        versioning = row[13]
         if row[0] is None:
-            raise NoSuchKey(f"The specified key does not exist: {key}")
-        segments = load_segments(row[9]) if row[9] is not None else None
-        info = _object_info(bucket, row)
-        if info.parts_count:
-            # An object completed before part sizes were recorded claims no parts it cannot serve.
-            sizes = tuple(json.loads(row[11])) if row[11] is not None else ()
-            info = replace(info, parts_count=len(sizes) or None, part_sizes=sizes)
-        return StoredObject(info, row[10], segments)
+            if version_id is None:
+                marker = self.newest_version(bucket, key.encode())
+                shown = shown_version(versioning, marker[2]) if marker and marker[1] else None
+                raise NoSuchKey(f"The specified key does not exist: {key}", delete_marker=shown)
+            return self._noncurrent(bucket, key, version_id, content, versioning)
+        return _stored(bucket, row[:13], shown_version(versioning, row[12]))
+
+    def _noncurrent(
+        self, bucket: str, key: str, version_id: str, content: bool, versioning: str | None
+    ) -> StoredObject:
+        row = self.conn.execute(
+            f"SELECT {_OBJECT_COLUMNS}, segments, {'inline' if content else 'NULL'}, part_sizes, version_id,"
+            " delete_marker FROM versions WHERE bucket = ? AND key = ? AND version_id IS ?",
+            (bucket, key.encode(), stored_version(version_id)),
+        ).fetchone()
+        if row is None:
+            raise NoSuchVersion(f"The specified version does not exist: {version_id}")
+        if row[13]:
+            raise DeleteMarkerVersion(version_id, row[3])
+        return _stored(bucket, row[:13], shown_version(versioning, row[12]))
+
+    def newest_version(self, bucket: str, key: bytes) -> tuple[int, bool, str | None] | None:
+        """(id, is a delete marker, version id column) of the newest row of ``versions`` for the key."""
+        row = self.conn.execute(
+            "SELECT id, delete_marker, version_id FROM versions WHERE bucket = ? AND key = ? ORDER BY id DESC LIMIT 1",
+            (bucket, key),
+        ).fetchone()
+        return None if row is None else (row[0], bool(row[1]), row[2])
+
+    def version_rows(
+        self,
+        bucket: str,
+        after: bytes,
+        inclusive: bool,
+        below: bytes,
+        limit: int,
+        *,
+        below_id: int | None = None,
+    ) -> list[tuple[bytes, ObjectVersion]]:
+        """Up to ``limit`` (key, ObjectVersion): keys bounded as in object_rows, each key's versions
+        newest first (the latest first of all). With ``below_id``, only the versions of the key
+        ``after`` older than the one of that id (0: all of its noncurrent versions)."""
+        if below_id is not None:
+            rows = self.conn.execute(
+                f"SELECT {_OBJECT_COLUMNS}, version_id, delete_marker, 0 FROM versions WHERE bucket = ?"
+                " AND key = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                (bucket, after, below_id or 1 << 62, limit),
+            )
+        else:
+            op = ">=" if inclusive else ">"
+            # Both arms come in index order, so SQLite merges them and stops at the limit.
+            rows = self.conn.execute(
+                f"SELECT {_OBJECT_COLUMNS}, version_id, 0 AS marker, 1 AS current, 0 AS vid FROM objects"
+                f" WHERE bucket = ? AND key {op} ? AND key < ?"
+                f" UNION ALL SELECT {_OBJECT_COLUMNS}, version_id, delete_marker, 0, id FROM versions"
+                f" WHERE bucket = ? AND key {op} ? AND key < ?"
+                " ORDER BY key, current DESC, vid DESC LIMIT ?",
+                (bucket, after, below, bucket, after, below, limit),
+            )
+        entries: list[tuple[bytes, ObjectVersion]] = []
+        previous = after if below_id is not None else None
+        for row in rows:
+            # Listed, an object of a bucket never versioned is its null version.
+            info = replace(_object_info(bucket, row), version_id=row[9] or NULL_VERSION)
+            entries.append((row[0], ObjectVersion(info, row[0] != previous, bool(row[10]))))
+            previous = row[0]
+        return entries
+
+    def version_position(self, bucket: str, key: bytes, version_id: str) -> int | None:
+        """Where listing resumes after a version: 0 when it is the key's latest object, the id of its
+        row in ``versions``, None when the key has no such version."""
+        stored = stored_version(version_id)
+        current = self.conn.execute(
+            "SELECT 1 FROM objects WHERE bucket = ? AND key = ? AND version_id IS ?", (bucket, key, stored)
+        ).fetchone()
+        if current is not None:
+            return 0
+        row = self.conn.execute(
+            "SELECT id FROM versions WHERE bucket = ? AND key = ? AND version_id IS ?", (bucket, key, stored)
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def bucket_config(self, bucket: str, name: str) -> bytes | None:
+        self.bucket(bucket)
+        row = self.conn.execute(
+            "SELECT document FROM bucket_configs WHERE bucket = ? AND name = ?", (bucket, name)
+        ).fetchone()
+        return None if row is None else bytes(row[0])
 
     def object_rows(
         self, bucket: str, after: bytes, inclusive: bool, below: bytes, limit: int
@@ -227,8 +408,12 @@ class Reader:
         return [_stored_part(row) for row in rows]
 
     def has_objects(self, bucket: str) -> bool:
-        """Whether the bucket holds an object: its multipart uploads do not count, as in S3."""
-        row = self.conn.execute("SELECT EXISTS (SELECT 1 FROM objects WHERE bucket = ?)", (bucket,)).fetchone()
+        """Whether the bucket holds an object, a version or a delete marker: its multipart uploads do
+        not count, as in S3."""
+        row = self.conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM objects WHERE bucket = ?) OR EXISTS (SELECT 1 FROM versions WHERE bucket = ?)",
+            (bucket, bucket),
+        ).fetchone()
         return bool(row[0])
 
     def referenced_files(self) -> set[str]:
@@ -271,38 +456,126 @@ class Txn(Reader):
         return cursor.rowcount == 1
 
     def delete_bucket(self, name: str) -> None:
+        self.conn.execute("DELETE FROM bucket_configs WHERE bucket = ?", (name,))
         self.conn.execute("DELETE FROM buckets WHERE name = ?", (name,))
 
-    # -- objects -------------------------------------------------------------------------
-    def _release_object(self, bucket: str, key: bytes) -> bool:
+    def set_versioning(self, name: str, status: str) -> None:
+        self.bucket(name)
+        self.conn.execute("UPDATE buckets SET versioning = ? WHERE name = ?", (status, name))
+
+    def put_bucket_config(self, bucket: str, name: str, document: bytes | None) -> None:
+        self.bucket(bucket)
+        if document is None:
+            self.conn.execute("DELETE FROM bucket_configs WHERE bucket = ? AND name = ?", (bucket, name))
+        else:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO bucket_configs (bucket, name, document) VALUES (?, ?, ?)",
+                (bucket, name, document),
+            )
+
+    # -- objects and their versions ------------------------------------------------------
+    def _release_row(self, table: str, where: str, params: tuple) -> tuple | None:
+        """Delete one row of ``objects`` or ``versions``, releasing its content; returns its
+        (version id, delete marker) or None when no row matched."""
+        marker = "delete_marker" if table == "versions" else "0"
         row = self.conn.execute(
-            "DELETE FROM objects WHERE bucket = ? AND key = ? RETURNING segments", (bucket, key)
+            f"DELETE FROM {table} WHERE {where} RETURNING segments, version_id, {marker}", params
         ).fetchone()
         if row is not None and row[0] is not None:
             self.release(load_segments(row[0]))
-        return row is not None
+        return None if row is None else (row[1], bool(row[2]))
 
-    def store_object(
-        self, info: ObjectInfo, inline: bytes | None, segments: list[Segment] | None, *, replaces: bool
-    ) -> None:
-        """Make this the object's row, releasing the content of the row it ``replaces``. The caller has
-        already taken the references ``segments`` needs, so replacing an object by itself is safe."""
-        key = info.key.encode()
-        if replaces:
-            self._release_object(info.bucket, key)
+    def _archive_latest(self, bucket: str, key: bytes) -> None:
+        """The latest object becomes the newest noncurrent version."""
         self.conn.execute(
-            "INSERT INTO objects (bucket, key, size, etag, last_modified, content_type, metadata, headers,"
-            " checksums, parts_count, segments, inline, part_sizes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO versions ({_VERSION_COLUMNS}) SELECT {_VERSION_COLUMNS} FROM objects"
+            " WHERE bucket = ? AND key = ?",
+            (bucket, key),
+        )
+        self.conn.execute("DELETE FROM objects WHERE bucket = ? AND key = ?", (bucket, key))
+
+    def _promote_newest(self, bucket: str, key: bytes) -> None:
+        """After the latest object went, the newest remaining version becomes the latest object,
+        unless it is a delete marker (which then stays the latest, in ``versions``)."""
+        newest = self.newest_version(bucket, key)
+        if newest is None or newest[1]:
+            return
+        self.conn.execute(
+            f"INSERT INTO objects ({_VERSION_COLUMNS}) SELECT {_VERSION_COLUMNS} FROM versions WHERE id = ?",
+            (newest[0],),
+        )
+        self.conn.execute("DELETE FROM versions WHERE id = ?", (newest[0],))
+
+    def make_way(self, bucket: str, key: str, latest: Latest) -> str | None:
+        """Clear the way for a new latest version of the key, as the bucket's versioning says, and
+        return the version id it gets: never versioned, the object is replaced; enabled, the latest
+        object becomes a noncurrent version and the new one gets a fresh id; suspended, the new one
+        is the null version, replacing the one there is."""
+        key_bytes = key.encode()
+        if latest.versioning is None:
+            if latest.exists:
+                self._release_row("objects", "bucket = ? AND key = ?", (bucket, key_bytes))
+            return None
+        if latest.versioning == VERSIONING_ENABLED:
+            if latest.exists:
+                self._archive_latest(bucket, key_bytes)
+            return uuid.uuid4().hex
+        if latest.exists and latest.version_id is None:
+            self._release_row("objects", "bucket = ? AND key = ?", (bucket, key_bytes))
+        else:
+            if latest.exists:
+                self._archive_latest(bucket, key_bytes)
+            self._release_row(
+                "versions", "bucket = ? AND key = ? AND version_id IS NULL", (bucket, key_bytes)
+            )
+        return None
+
+    def store_object(self, info: ObjectInfo, inline: bytes | None, segments: list[Segment] | None) -> None:
+        """Make this the key's latest object; ``make_way`` cleared its place. The caller has already
+        taken the references ``segments`` needs, so replacing an object by itself is safe."""
+        self.conn.execute(
+            f"INSERT INTO objects ({_VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                info.bucket, key, info.size, info.etag, info.last_modified, info.content_type,
+                info.bucket, info.key.encode(), info.size, info.etag, info.last_modified, info.content_type,
                 _dump(info.metadata), _dump(info.headers), _dump(info.checksums), info.parts_count,
                 None if segments is None else _dump_segments(segments), inline,
                 json.dumps(info.part_sizes) if info.part_sizes else None,
+                None if info.version_id is None else stored_version(info.version_id),
             ),
         )  # fmt: skip
 
-    def delete_object(self, bucket: str, key: str) -> bool:
-        return self._release_object(bucket, key.encode())
+    def delete_latest(self, bucket: str, key: str, latest: Latest, now: float) -> DeleteResult:
+        """DeleteObject without a version id: the object goes, or a delete marker becomes the latest."""
+        if latest.versioning is None:
+            released = self._release_row("objects", "bucket = ? AND key = ?", (bucket, key.encode()))
+            return DeleteResult(released is not None)
+        version = self.make_way(bucket, key, latest)
+        self.conn.execute(
+            "INSERT INTO versions (bucket, key, size, etag, last_modified, content_type, version_id,"
+            " delete_marker) VALUES (?, ?, 0, '', ?, '', ?, 1)",
+            (bucket, key.encode(), now, version),
+        )
+        return DeleteResult(True, shown_version(latest.versioning, version), delete_marker=True)
+
+    def delete_version(self, bucket: str, key: str, version_id: str, versioning: str | None) -> DeleteResult:
+        """Remove one version for good; the next newest becomes the latest."""
+        key_bytes, stored = key.encode(), stored_version(version_id)
+        removed = self._release_row(
+            "objects", "bucket = ? AND key = ? AND version_id IS ?", (bucket, key_bytes, stored)
+        )
+        if removed is None:
+            removed = self._release_row(
+                "versions", "bucket = ? AND key = ? AND version_id IS ?", (bucket, key_bytes, stored)
+            )
+        if removed is None:
+            return DeleteResult(False, version_id)
+        if self.conn.execute(
+            "SELECT NOT EXISTS (SELECT 1 FROM objects WHERE bucket = ? AND key = ?)", (bucket, key_bytes)
+        ).fetchone()[0]:
+            self._promote_newest(bucket, key_bytes)
+        return DeleteResult(
+            True, shown_version(versioning, removed[0]) or version_id, delete_marker=removed[1]
+        )
 
     # -- multipart uploads ---------------------------------------------------------------
     def create_upload(self, upload: UploadInfo) -> None:
@@ -361,9 +634,10 @@ class Index:
         with self.write() as txn:
             for statement in _SCHEMA.split(";"):
                 txn.conn.execute(statement)
-            columns = {row[1] for row in txn.conn.execute("PRAGMA table_info(objects)")}
-            if "part_sizes" not in columns:
-                txn.conn.execute("ALTER TABLE objects ADD COLUMN part_sizes TEXT")
+            for table, column, kind in _UPGRADES:
+                columns = {row[1] for row in txn.conn.execute(f"PRAGMA table_info({table})")}
+                if column not in columns:
+                    txn.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def _connection(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)

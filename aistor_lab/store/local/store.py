@@ -20,21 +20,31 @@ from itertools import chain
 from pathlib import Path
 
 from ..base import ObjectHandle, ObjectStore, Staging
-from ..errors import BucketAlreadyOwnedByYou, BucketNotEmpty, InvalidPart, StoreError
+from ..errors import (
+    BucketAlreadyOwnedByYou,
+    BucketNotEmpty,
+    DeleteMarkerVersion,
+    InvalidPart,
+    NoSuchVersion,
+    StoreError,
+)
 from ..types import (
     SYSTEM_BUCKET,
     BucketInfo,
+    DeleteResult,
     ListPage,
     ObjectInfo,
+    ObjectVersion,
     PartInfo,
     PartsPage,
     UploadInfo,
     UploadsPage,
+    VersionsPage,
     WriteCondition,
 )
 from .files import DataFiles, Segment
 from .handles import FileHandle, InlineHandle, clamp_range, slice_segments
-from .index import INDEX_FILE, Index, Reader, StoredPart, Txn
+from .index import INDEX_FILE, Index, Reader, StoredPart, Txn, shown_version
 from .listing import PAST, roll_up, start_bound
 from .rules import check_condition, check_part_order, check_part_sizes, multipart_etag, unquote_etag
 from .staging import LocalStaging
@@ -79,8 +89,8 @@ def _own_staging(data: Staging) -> LocalStaging:
 
 
 class LocalStore(ObjectStore):
-
     fast_reads = True  # SQLite (WAL) lookups and file opens: cheaper than a thread hop
+
     def __init__(self, data_dir: Path):
         data_dir = Path(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -136,6 +146,18 @@ class LocalStore(ObjectStore):
         with self._index.read() as reader:
             return [bucket for bucket in reader.buckets() if bucket.name != SYSTEM_BUCKET]
 
+    def set_versioning(self, name: str, status: str) -> None:
+        with self._index.write() as txn:
+            txn.set_versioning(name, status)
+
+    def get_bucket_config(self, bucket: str, name: str) -> bytes | None:
+        with self._index.read() as reader:
+            return reader.bucket_config(bucket, name)
+
+    def put_bucket_config(self, bucket: str, name: str, document: bytes | None) -> None:
+        with self._index.write() as txn:
+            txn.put_bucket_config(bucket, name, document)
+
     # -- objects -------------------------------------------------------------------------
     def stage(self) -> Staging:
         return LocalStaging(self._files, spill_at=INLINE_LIMIT)
@@ -162,31 +184,34 @@ class LocalStore(ObjectStore):
                 dict(metadata or {}), dict(headers or {}), dict(checksums or {}),
             )  # fmt: skip
             with self._transaction(new_files) as txn:
-                current = txn.object_etag(bucket, key)
-                check_condition(condition, current, key)
+                latest = txn.latest(bucket, key)
+                check_condition(condition, latest.etag, key)
                 txn.adopt(new_files)
-                txn.store_object(info, inline, segments, replaces=current is not None)
+                info = replace(
+                    info, version_id=shown_version(latest.versioning, txn.make_way(bucket, key, latest))
+                )
+                txn.store_object(info, inline, segments)
             return info
         finally:
             staging.discard()
 
-    def get_object_info(self, bucket: str, key: str) -> ObjectInfo:
+    def get_object_info(self, bucket: str, key: str, version_id: str | None = None) -> ObjectInfo:
         with self._index.read() as reader:
-            return reader.object(bucket, key).info
+            return reader.object(bucket, key, version_id=version_id).info
 
-    def open_object(self, bucket: str, key: str) -> ObjectHandle:
-        return self._open(bucket, key)
+    def open_object(self, bucket: str, key: str, version_id: str | None = None) -> ObjectHandle:
+        return self._open(bucket, key, version_id)
 
     def part_range(self, info: ObjectInfo, part_number: int) -> tuple[int, int]:
         # ``info`` comes from a single-object read, which carries the part sizes.
         start = sum(info.part_sizes[: part_number - 1])
         return start, start + info.part_sizes[part_number - 1]
 
-    def _open(self, bucket: str, key: str) -> InlineHandle | FileHandle:
+    def _open(self, bucket: str, key: str, version_id: str | None = None) -> InlineHandle | FileHandle:
         missing: list[Segment] | None = None
         while True:
             with self._index.read() as reader:
-                stored = reader.object(bucket, key, content=True)
+                stored = reader.object(bucket, key, content=True, version_id=version_id)
             if stored.segments is None:
                 return InlineHandle(stored.info, stored.inline)
             try:
@@ -197,11 +222,21 @@ class LocalStore(ObjectStore):
                     raise StoreError(f"the data of {bucket}/{key} is missing from the disk") from None
                 missing = stored.segments
 
-    def delete_object(self, bucket: str, key: str, condition: WriteCondition | None = None) -> bool:
+    def delete_object(
+        self, bucket: str, key: str, condition: WriteCondition | None = None, *, version_id: str | None = None
+    ) -> DeleteResult:
         with self._transaction() as txn:
-            etag = txn.object_etag(bucket, key)
-            check_condition(condition, etag, key)
-            return etag is not None and txn.delete_object(bucket, key)
+            latest = txn.latest(bucket, key)
+            if version_id is None:
+                check_condition(condition, latest.etag, key)
+                return txn.delete_latest(bucket, key, latest, time.time())
+            if condition:
+                try:
+                    etag = txn.object(bucket, key, version_id=version_id).info.etag
+                except (NoSuchVersion, DeleteMarkerVersion):
+                    etag = None
+                check_condition(condition, etag, key)
+            return txn.delete_version(bucket, key, version_id, latest.versioning)
 
     def copy_object(
         self,
@@ -214,12 +249,13 @@ class LocalStore(ObjectStore):
         content_type: str | None = None,
         headers: dict[str, str] | None = None,
         condition: WriteCondition | None = None,
+        src_version_id: str | None = None,
     ) -> ObjectInfo:
         # Data files are immutable, so the copy shares the source's files: no byte is copied.
         with self._transaction() as txn:
-            source = txn.object(src_bucket, src_key, content=True)
-            current = txn.object_etag(dst_bucket, dst_key)
-            check_condition(condition, current, dst_key)
+            source = txn.object(src_bucket, src_key, content=True, version_id=src_version_id)
+            latest = txn.latest(dst_bucket, dst_key)
+            check_condition(condition, latest.etag, dst_key)
             info = replace(source.info, bucket=dst_bucket, key=dst_key, last_modified=time.time())
             if metadata is not None:
                 info = replace(
@@ -228,7 +264,10 @@ class LocalStore(ObjectStore):
                 )  # fmt: skip
             if source.segments is not None:
                 txn.retain(source.segments)
-            txn.store_object(info, source.inline, source.segments, replaces=current is not None)
+            info = replace(
+                info, version_id=shown_version(latest.versioning, txn.make_way(dst_bucket, dst_key, latest))
+            )
+            txn.store_object(info, source.inline, source.segments)
         return info
 
     def list_objects(
@@ -252,6 +291,37 @@ class LocalStore(ObjectStore):
             page = roll_up(first, scan, prefix_bytes, delimiter_bytes, max_keys)
         marker = page.last_key if page.is_truncated else None
         return ListPage(page.entries, page.common_prefixes, page.is_truncated, marker)
+
+    def list_object_versions(
+        self,
+        bucket: str,
+        *,
+        prefix: str = "",
+        delimiter: str = "",
+        key_marker: str = "",
+        version_id_marker: str = "",
+        max_keys: int = 1000,
+    ) -> VersionsPage:
+        prefix_bytes, delimiter_bytes, marker = prefix.encode(), delimiter.encode(), key_marker.encode()
+        below = prefix_bytes + PAST
+        with self._index.read() as reader:
+            reader.bucket(bucket)
+
+            def scan(bound: bytes, inclusive: bool, limit: int) -> list[tuple[bytes, ObjectVersion]]:
+                return reader.version_rows(bucket, bound, inclusive, below, limit)
+
+            first = []
+            if version_id_marker and marker.startswith(prefix_bytes):
+                # The marker key's versions older than the marker version come first.
+                position = reader.version_position(bucket, marker, version_id_marker)
+                if position is not None:
+                    first = reader.version_rows(bucket, marker, False, below, max_keys + 1, below_id=position)
+            first += scan(*start_bound(marker, prefix_bytes, delimiter_bytes), max_keys + 1)
+            page = roll_up(first, scan, prefix_bytes, delimiter_bytes, max_keys)
+        if not page.is_truncated:
+            return VersionsPage(page.entries, page.common_prefixes, False, None, None)
+        version_id = page.last_entry.info.version_id if page.last_entry is not None else None
+        return VersionsPage(page.entries, page.common_prefixes, True, page.last_key, version_id)
 
     # -- multipart -----------------------------------------------------------------------
     def create_multipart_upload(
@@ -308,9 +378,10 @@ class LocalStore(ObjectStore):
         src_key: str,
         start: int = 0,
         end: int | None = None,
+        src_version_id: str | None = None,
     ) -> PartInfo:
         while True:
-            with self._open(src_bucket, src_key) as source:
+            with self._open(src_bucket, src_key, src_version_id) as source:
                 first, last = clamp_range(start, end, source.info.size)
                 md5 = hashlib.md5()
                 for chunk in source.iter_range(first, last):
@@ -326,7 +397,7 @@ class LocalStore(ObjectStore):
                 if not new_files:
                     # The part shares the source's files; they are certainly still there if the source
                     # still references them, else read the source again.
-                    current = txn.object(src_bucket, src_key, content=False)
+                    current = txn.object(src_bucket, src_key, version_id=src_version_id)
                     if current.segments != source.segments:
                         continue
                     txn.retain(segments)
@@ -382,8 +453,8 @@ class LocalStore(ObjectStore):
             segments = _content_of(chosen)
             if merged is not None and merged[1] != segments:
                 raise _PartsChanged
-            current = txn.object_etag(bucket, key)
-            check_condition(condition, current, key)
+            latest = txn.latest(bucket, key)
+            check_condition(condition, latest.etag, key)
             info = ObjectInfo(
                 bucket, key, sum(part.info.size for part in chosen),
                 multipart_etag([part.info.etag for part in chosen]), time.time(), upload.content_type,
@@ -403,7 +474,10 @@ class LocalStore(ObjectStore):
                 txn.adopt([merged[0]])
                 txn.release(segments)
                 segments = [(merged[0], 0, info.size)]
-            txn.store_object(info, inline, segments, replaces=current is not None)
+            info = replace(
+                info, version_id=shown_version(latest.versioning, txn.make_way(bucket, key, latest))
+            )
+            txn.store_object(info, inline, segments)
             txn.delete_upload(upload_id)
         return info
 
