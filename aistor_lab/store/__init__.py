@@ -17,10 +17,12 @@ from .errors import (
     NoSuchKey,
     NoSuchUpload,
     NoSuchVersion,
+    ObjectLocked,
     PreconditionFailed,
     StoreError,
 )
 from .local import LocalStore
+from .object_lock import COMPLIANCE, GOVERNANCE, NO_LOCK, ObjectLock
 from .remote import RemoteS3Store
 from .types import (
     MAX_PART_NUMBER,
@@ -44,9 +46,12 @@ from .types import (
 )
 
 __all__ = [
+    "COMPLIANCE",
+    "GOVERNANCE",
     "MAX_PART_NUMBER",
     "MAX_PART_SIZE",
     "MIN_PART_SIZE",
+    "NO_LOCK",
     "NULL_VERSION",
     "SYSTEM_BUCKET",
     "VERSIONING_ENABLED",
@@ -68,6 +73,8 @@ __all__ = [
     "NoSuchVersion",
     "ObjectHandle",
     "ObjectInfo",
+    "ObjectLock",
+    "ObjectLocked",
     "ObjectStore",
     "ObjectVersion",
     "PartInfo",

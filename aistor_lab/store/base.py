@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from typing import Self
 
+from .object_lock import NO_LOCK, ObjectLock
 from .types import (
     SYSTEM_BUCKET,
     BucketInfo,
@@ -89,8 +90,9 @@ class ObjectStore(ABC):
         return name == SYSTEM_BUCKET
 
     @abstractmethod
-    def create_bucket(self, name: str) -> BucketInfo:
-        """Raises BucketAlreadyOwnedByYou when it exists. Names are not validated here."""
+    def create_bucket(self, name: str, *, object_lock: bool = False) -> BucketInfo:
+        """Raises BucketAlreadyOwnedByYou when it exists. Names are not validated here. With
+        ``object_lock`` the bucket may hold locked versions: its versioning is enabled from the start."""
 
     @abstractmethod
     def delete_bucket(self, name: str) -> None:
@@ -137,8 +139,10 @@ class ObjectStore(ABC):
         headers: dict[str, str] | None = None,
         checksums: dict[str, str] | None = None,
         condition: WriteCondition | None = None,
+        lock: ObjectLock = NO_LOCK,
     ) -> ObjectInfo:
-        """Make ``data`` the object's content. Raises NoSuchBucket, PreconditionFailed."""
+        """Make ``data`` the object's content (its new version, locked as ``lock`` says). Raises
+        NoSuchBucket, PreconditionFailed."""
 
     @abstractmethod
     def get_object_info(self, bucket: str, key: str, version_id: str | None = None) -> ObjectInfo:
@@ -156,12 +160,31 @@ class ObjectStore(ABC):
 
     @abstractmethod
     def delete_object(
-        self, bucket: str, key: str, condition: WriteCondition | None = None, *, version_id: str | None = None
+        self,
+        bucket: str,
+        key: str,
+        condition: WriteCondition | None = None,
+        *,
+        version_id: str | None = None,
+        bypass_governance: bool = False,
     ) -> DeleteResult:
         """Without ``version_id``: delete the object, or in a versioned bucket add a delete marker (in
         a suspended one, the marker is the null version). With it: remove that version for good (a
         missing one is no error); the next newest becomes the latest. Raises NoSuchBucket,
-        PreconditionFailed."""
+        PreconditionFailed, ObjectLocked (see object_lock.check_removal)."""
+
+    @abstractmethod
+    def set_object_lock(
+        self,
+        bucket: str,
+        key: str,
+        version_id: str | None,
+        lock: ObjectLock,
+        *,
+        bypass_governance: bool = False,
+    ) -> ObjectInfo:
+        """Replace the retention and legal hold of a version (None: the latest). Raises NoSuchBucket,
+        NoSuchKey, NoSuchVersion, DeleteMarkerVersion, ObjectLocked (see object_lock.check_change)."""
 
     @abstractmethod
     def copy_object(
@@ -176,8 +199,10 @@ class ObjectStore(ABC):
         headers: dict[str, str] | None = None,
         condition: WriteCondition | None = None,
         src_version_id: str | None = None,
+        lock: ObjectLock = NO_LOCK,
     ) -> ObjectInfo:
-        """Copy content and checksums (of the source's latest version, or ``src_version_id``). ``metadata`` None keeps the source's metadata,
+        """Copy content and checksums (of the source's latest version, or ``src_version_id``); the
+        copy is locked as ``lock`` says, whatever the source's lock. ``metadata`` None keeps the source's metadata,
         content type and headers (the COPY directive); a dict replaces all three."""
 
     @abstractmethod
@@ -220,6 +245,7 @@ class ObjectStore(ABC):
         metadata: dict[str, str] | None = None,
         headers: dict[str, str] | None = None,
         checksum_algorithm: str | None = None,
+        lock: ObjectLock = NO_LOCK,
     ) -> UploadInfo: ...
 
     @abstractmethod

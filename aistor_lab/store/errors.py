@@ -90,3 +90,9 @@ class EntityTooSmall(StoreError):
     """Your proposed upload is smaller than the minimum allowed object size."""
 
     code = "EntityTooSmall"
+
+
+class ObjectLocked(StoreError):
+    """Access Denied because object protected by object lock."""
+
+    code = "AccessDenied"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .object_lock import NO_LOCK, ObjectLock
+
 # Parts of a multipart upload other than the last must be at least this big (as S3 requires).
 MIN_PART_SIZE = 5 * 1024 * 1024
 MAX_PART_SIZE = 5 * 1024 * 1024 * 1024
@@ -51,6 +53,8 @@ class ObjectInfo:
     # None in a bucket whose versioning was never configured; else the version id (NULL_VERSION for
     # the null version).
     version_id: str | None = None
+    # Retention and legal hold, where the store reads them with the object (single-object reads).
+    lock: ObjectLock = NO_LOCK
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,7 @@ class UploadInfo:
     metadata: dict[str, str] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     checksum_algorithm: str | None = None
+    lock: ObjectLock = NO_LOCK  # what the completed object version gets
 
 
 @dataclass(frozen=True)

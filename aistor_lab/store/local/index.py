@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import DeleteMarkerVersion, NoSuchBucket, NoSuchKey, NoSuchUpload, NoSuchVersion
+from ..object_lock import ObjectLock, check_change, check_removal
 from ..types import (
     NULL_VERSION,
     VERSIONING_ENABLED,
@@ -60,7 +61,8 @@ CREATE TABLE IF NOT EXISTS objects (
     segments TEXT,
     inline BLOB,
     part_sizes TEXT,
-    version_id TEXT
+    version_id TEXT,
+    lock TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS objects_by_key ON objects (bucket, key);
 CREATE TABLE IF NOT EXISTS versions (
@@ -79,6 +81,7 @@ CREATE TABLE IF NOT EXISTS versions (
     inline BLOB,
     part_sizes TEXT,
     version_id TEXT,
+    lock TEXT,
     delete_marker INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS versions_by_key ON versions (bucket, key, id DESC);
@@ -93,7 +96,8 @@ CREATE TABLE IF NOT EXISTS uploads (
     content_type TEXT NOT NULL,
     metadata TEXT,
     headers TEXT,
-    checksum_algorithm TEXT
+    checksum_algorithm TEXT,
+    lock TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS uploads_by_key ON uploads (bucket, key, upload_id);
 CREATE TABLE IF NOT EXISTS parts (
@@ -121,15 +125,17 @@ _OBJECT_COLUMNS = "key, size, etag, last_modified, content_type, metadata, heade
 # Every column an object version has in both tables; moving a version between them copies these.
 _VERSION_COLUMNS = (
     "bucket, key, size, etag, last_modified, content_type, metadata, headers, checksums, parts_count,"
-    " segments, inline, part_sizes, version_id"
+    " segments, inline, part_sizes, version_id, lock"
 )
 # Columns added after the first release: (table, column, type).
 _UPGRADES = (
     ("objects", "part_sizes", "TEXT"),
     ("objects", "version_id", "TEXT"),
     ("buckets", "versioning", "TEXT"),
+    ("objects", "lock", "TEXT"),
+    ("uploads", "lock", "TEXT"),
 )
-_UPLOAD_COLUMNS = "key, upload_id, initiated, content_type, metadata, headers, checksum_algorithm"
+_UPLOAD_COLUMNS = "key, upload_id, initiated, content_type, metadata, headers, checksum_algorithm, lock"
 _PART_COLUMNS = "part_number, etag, size, last_modified, checksums, segments"
 
 
@@ -169,11 +175,21 @@ def stored_version(version_id: str) -> str | None:
     return None if version_id == NULL_VERSION else version_id
 
 
+def _dump_lock(lock: ObjectLock) -> str | None:
+    value = lock.to_json()
+    return None if value is None else json.dumps(value, separators=(",", ":"))
+
+
+def _load_lock(text: str | None) -> ObjectLock:
+    return ObjectLock.from_json(json.loads(text) if text else None)
+
+
 def _upload_info(bucket: str, row: tuple) -> UploadInfo:
-    key, upload_id, initiated, content_type, metadata, headers, algorithm = row
+    key, upload_id, initiated, content_type, metadata, headers, algorithm, lock = row
     return UploadInfo(
-        bucket, key.decode(), upload_id, initiated, content_type, _load(metadata), _load(headers), algorithm
-    )
+        bucket, key.decode(), upload_id, initiated, content_type, _load(metadata), _load(headers), algorithm,
+        _load_lock(lock),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -184,8 +200,8 @@ class StoredObject:
 
 
 def _stored(bucket: str, row: tuple, version_id: str | None) -> StoredObject:
-    """A StoredObject of a row of _OBJECT_COLUMNS, segments, inline, part_sizes."""
-    info = replace(_object_info(bucket, row), version_id=version_id)
+    """A StoredObject of a row of _OBJECT_COLUMNS, segments, inline, part_sizes, version_id, lock."""
+    info = replace(_object_info(bucket, row), version_id=version_id, lock=_load_lock(row[13]))
     if info.parts_count:
         # An object completed before part sizes were recorded claims no parts it cannot serve.
         sizes = tuple(json.loads(row[11])) if row[11] is not None else ()
@@ -262,34 +278,34 @@ class Reader:
         )
         row = self.conn.execute(
             f"SELECT {_OBJECT_COLUMNS}, segments, {'inline' if content else 'NULL'}, part_sizes, version_id,"
-            f" versioning FROM buckets LEFT JOIN objects ON bucket = name AND key = ?{version_clause}"
+            f" lock, versioning FROM buckets LEFT JOIN objects ON bucket = name AND key = ?{version_clause}"
             " WHERE name = ?",
             params,
         ).fetchone()
         if row is None:
             raise NoSuchBucket(f"The specified bucket does not exist: {bucket}")
-        versioning = row[13]
+        versioning = row[14]
         if row[0] is None:
             if version_id is None:
                 marker = self.newest_version(bucket, key.encode())
                 shown = shown_version(versioning, marker[2]) if marker and marker[1] else None
                 raise NoSuchKey(f"The specified key does not exist: {key}", delete_marker=shown)
             return self._noncurrent(bucket, key, version_id, content, versioning)
-        return _stored(bucket, row[:13], shown_version(versioning, row[12]))
+        return _stored(bucket, row, shown_version(versioning, row[12]))
 
     def _noncurrent(
         self, bucket: str, key: str, version_id: str, content: bool, versioning: str | None
     ) -> StoredObject:
         row = self.conn.execute(
             f"SELECT {_OBJECT_COLUMNS}, segments, {'inline' if content else 'NULL'}, part_sizes, version_id,"
-            " delete_marker FROM versions WHERE bucket = ? AND key = ? AND version_id IS ?",
+            " lock, delete_marker FROM versions WHERE bucket = ? AND key = ? AND version_id IS ?",
             (bucket, key.encode(), stored_version(version_id)),
         ).fetchone()
         if row is None:
             raise NoSuchVersion(f"The specified version does not exist: {version_id}")
-        if row[13]:
+        if row[14]:
             raise DeleteMarkerVersion(version_id, row[3])
-        return _stored(bucket, row[:13], shown_version(versioning, row[12]))
+        return _stored(bucket, row, shown_version(versioning, row[12]))
 
     def newest_version(self, bucket: str, key: bytes) -> tuple[int, bool, str | None] | None:
         """(id, is a delete marker, version id column) of the newest row of ``versions`` for the key."""
@@ -534,13 +550,14 @@ class Txn(Reader):
         """Make this the key's latest object; ``make_way`` cleared its place. The caller has already
         taken the references ``segments`` needs, so replacing an object by itself is safe."""
         self.conn.execute(
-            f"INSERT INTO objects ({_VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO objects ({_VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 info.bucket, info.key.encode(), info.size, info.etag, info.last_modified, info.content_type,
                 _dump(info.metadata), _dump(info.headers), _dump(info.checksums), info.parts_count,
                 None if segments is None else _dump_segments(segments), inline,
                 json.dumps(info.part_sizes) if info.part_sizes else None,
                 None if info.version_id is None else stored_version(info.version_id),
+                _dump_lock(info.lock),
             ),
         )  # fmt: skip
 
@@ -557,9 +574,31 @@ class Txn(Reader):
         )
         return DeleteResult(True, shown_version(latest.versioning, version), delete_marker=True)
 
-    def delete_version(self, bucket: str, key: str, version_id: str, versioning: str | None) -> DeleteResult:
-        """Remove one version for good; the next newest becomes the latest."""
+    def _version_lock(self, bucket: str, key: bytes, stored: str | None) -> tuple[str, ObjectLock] | None:
+        """The table holding a version (not a delete marker) and its lock, None when there is none."""
+        for table, marker in (("objects", ""), ("versions", " AND delete_marker = 0")):
+            row = self.conn.execute(
+                f"SELECT lock FROM {table} WHERE bucket = ? AND key = ? AND version_id IS ?{marker}",
+                (bucket, key, stored),
+            ).fetchone()
+            if row is not None:
+                return table, _load_lock(row[0])
+        return None
+
+    def delete_version(
+        self,
+        bucket: str,
+        key: str,
+        version_id: str,
+        versioning: str | None,
+        now: float,
+        bypass_governance: bool,
+    ) -> DeleteResult:
+        """Remove one version for good, unless its lock forbids; the next newest becomes the latest."""
         key_bytes, stored = key.encode(), stored_version(version_id)
+        locked = self._version_lock(bucket, key_bytes, stored)
+        if locked is not None:
+            check_removal(locked[1], now, bypass_governance)
         removed = self._release_row(
             "objects", "bucket = ? AND key = ? AND version_id IS ?", (bucket, key_bytes, stored)
         )
@@ -577,13 +616,28 @@ class Txn(Reader):
             True, shown_version(versioning, removed[0]) or version_id, delete_marker=removed[1]
         )
 
+    def set_lock(
+        self, bucket: str, key: str, version_id: str, lock: ObjectLock, now: float, bypass_governance: bool
+    ) -> None:
+        """Replace a version's retention and legal hold, if its current retention allows."""
+        key_bytes, stored = key.encode(), stored_version(version_id)
+        found = self._version_lock(bucket, key_bytes, stored)
+        if found is None:
+            raise NoSuchVersion(f"The specified version does not exist: {version_id}")
+        table, old = found
+        check_change(old, lock, now, bypass_governance)
+        self.conn.execute(
+            f"UPDATE {table} SET lock = ? WHERE bucket = ? AND key = ? AND version_id IS ?",
+            (_dump_lock(lock), bucket, key_bytes, stored),
+        )
+
     # -- multipart uploads ---------------------------------------------------------------
     def create_upload(self, upload: UploadInfo) -> None:
         self.conn.execute(
-            f"INSERT INTO uploads (bucket, {_UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO uploads (bucket, {_UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 upload.bucket, upload.key.encode(), upload.upload_id, upload.initiated, upload.content_type,
-                _dump(upload.metadata), _dump(upload.headers), upload.checksum_algorithm,
+                _dump(upload.metadata), _dump(upload.headers), upload.checksum_algorithm, _dump_lock(upload.lock),
             ),
         )  # fmt: skip
 

@@ -28,8 +28,11 @@ from ..errors import (
     NoSuchVersion,
     StoreError,
 )
+from ..object_lock import NO_LOCK, ObjectLock
 from ..types import (
+    NULL_VERSION,
     SYSTEM_BUCKET,
+    VERSIONING_ENABLED,
     BucketInfo,
     DeleteResult,
     ListPage,
@@ -121,12 +124,15 @@ class LocalStore(ObjectStore):
         self._files.close()
 
     # -- buckets -------------------------------------------------------------------------
-    def create_bucket(self, name: str) -> BucketInfo:
+    def create_bucket(self, name: str, *, object_lock: bool = False) -> BucketInfo:
         created = time.time()
+        versioning = VERSIONING_ENABLED if object_lock else None
         with self._index.write() as txn:
             if not txn.create_bucket(name, created):
                 raise BucketAlreadyOwnedByYou(f"The bucket already exists: {name}")
-        return BucketInfo(name, created)
+            if versioning:
+                txn.set_versioning(name, versioning)
+        return BucketInfo(name, created, versioning)
 
     def delete_bucket(self, name: str) -> None:
         # One transaction aborts the uploads and drops the bucket: a racing CreateMultipartUpload or
@@ -173,6 +179,7 @@ class LocalStore(ObjectStore):
         headers: dict[str, str] | None = None,
         checksums: dict[str, str] | None = None,
         condition: WriteCondition | None = None,
+        lock: ObjectLock = NO_LOCK,
     ) -> ObjectInfo:
         staging = _own_staging(data)
         try:
@@ -181,7 +188,7 @@ class LocalStore(ObjectStore):
             segments = [(name, 0, staging.size) for name in new_files] or None
             info = ObjectInfo(
                 bucket, key, staging.size, staging.md5_hex(), time.time(), content_type or DEFAULT_CONTENT_TYPE,
-                dict(metadata or {}), dict(headers or {}), dict(checksums or {}),
+                dict(metadata or {}), dict(headers or {}), dict(checksums or {}), lock=lock,
             )  # fmt: skip
             with self._transaction(new_files) as txn:
                 latest = txn.latest(bucket, key)
@@ -223,7 +230,13 @@ class LocalStore(ObjectStore):
                 missing = stored.segments
 
     def delete_object(
-        self, bucket: str, key: str, condition: WriteCondition | None = None, *, version_id: str | None = None
+        self,
+        bucket: str,
+        key: str,
+        condition: WriteCondition | None = None,
+        *,
+        version_id: str | None = None,
+        bypass_governance: bool = False,
     ) -> DeleteResult:
         with self._transaction() as txn:
             latest = txn.latest(bucket, key)
@@ -236,7 +249,23 @@ class LocalStore(ObjectStore):
                 except (NoSuchVersion, DeleteMarkerVersion):
                     etag = None
                 check_condition(condition, etag, key)
-            return txn.delete_version(bucket, key, version_id, latest.versioning)
+            return txn.delete_version(
+                bucket, key, version_id, latest.versioning, time.time(), bypass_governance
+            )
+
+    def set_object_lock(
+        self,
+        bucket: str,
+        key: str,
+        version_id: str | None,
+        lock: ObjectLock,
+        *,
+        bypass_governance: bool = False,
+    ) -> ObjectInfo:
+        with self._transaction() as txn:
+            info = txn.object(bucket, key, version_id=version_id).info
+            txn.set_lock(bucket, key, info.version_id or NULL_VERSION, lock, time.time(), bypass_governance)
+        return replace(info, lock=lock)
 
     def copy_object(
         self,
@@ -250,13 +279,14 @@ class LocalStore(ObjectStore):
         headers: dict[str, str] | None = None,
         condition: WriteCondition | None = None,
         src_version_id: str | None = None,
+        lock: ObjectLock = NO_LOCK,
     ) -> ObjectInfo:
         # Data files are immutable, so the copy shares the source's files: no byte is copied.
         with self._transaction() as txn:
             source = txn.object(src_bucket, src_key, content=True, version_id=src_version_id)
             latest = txn.latest(dst_bucket, dst_key)
             check_condition(condition, latest.etag, dst_key)
-            info = replace(source.info, bucket=dst_bucket, key=dst_key, last_modified=time.time())
+            info = replace(source.info, bucket=dst_bucket, key=dst_key, last_modified=time.time(), lock=lock)
             if metadata is not None:
                 info = replace(
                     info, metadata=dict(metadata), content_type=content_type or DEFAULT_CONTENT_TYPE,
@@ -333,13 +363,14 @@ class LocalStore(ObjectStore):
         metadata: dict[str, str] | None = None,
         headers: dict[str, str] | None = None,
         checksum_algorithm: str | None = None,
+        lock: ObjectLock = NO_LOCK,
     ) -> UploadInfo:
         now = time.time()
         # Upload ids sort by creation time, the order S3 lists the uploads of one key in.
         upload_id = f"{time.time_ns():016x}{secrets.token_hex(12)}"
         upload = UploadInfo(
             bucket, key, upload_id, now, content_type or DEFAULT_CONTENT_TYPE,
-            dict(metadata or {}), dict(headers or {}), checksum_algorithm,
+            dict(metadata or {}), dict(headers or {}), checksum_algorithm, lock,
         )  # fmt: skip
         with self._index.write() as txn:
             txn.bucket(bucket)
@@ -459,7 +490,7 @@ class LocalStore(ObjectStore):
                 bucket, key, sum(part.info.size for part in chosen),
                 multipart_etag([part.info.etag for part in chosen]), time.time(), upload.content_type,
                 upload.metadata, upload.headers, dict(checksums), parts_count=len(chosen),
-                part_sizes=tuple(part.info.size for part in chosen),
+                part_sizes=tuple(part.info.size for part in chosen), lock=upload.lock,
             )  # fmt: skip
             for part in unlisted:
                 txn.release(part.segments)

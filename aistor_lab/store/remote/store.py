@@ -23,6 +23,10 @@ How the interface maps onto S3, where the mapping is not one to one:
   and they are read back with ``ChecksumMode=ENABLED``; what the remote keeps is what ObjectInfo
   shows. The remote computes a multipart object's composite checksum from its parts' checksums.
 - Listings come from ListObjectsV2 and carry key, size, ETag and last-modified only, as S3's do.
+- Versioning is the remote's own: version ids, delete markers and ListObjectVersions pass through
+  (botocore splits a versions page into versions and delete markers; ``wire.listed_versions``
+  orders them again). Bucket configuration documents live in the system bucket under
+  ``bucket-configs/<bucket>/``.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import hashlib
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from typing import IO, Any, TypeVar
 
 import boto3
@@ -46,21 +51,25 @@ from ..errors import (
     NoSuchBucket,
     NoSuchKey,
     NoSuchUpload,
+    NoSuchVersion,
     PreconditionFailed,
     StoreError,
 )
+from ..object_lock import NO_LOCK, ObjectLock
 from ..types import (
     MAX_PART_NUMBER,
     MAX_PART_SIZE,
     MIN_PART_SIZE,
     SYSTEM_BUCKET,
     BucketInfo,
+    DeleteResult,
     ListPage,
     ObjectInfo,
     PartInfo,
     PartsPage,
     UploadInfo,
     UploadsPage,
+    VersionsPage,
     WriteCondition,
 )
 from .wire import (
@@ -72,11 +81,14 @@ from .wire import (
     checksums_of,
     condition_params,
     listed_object_info,
+    listed_versions,
+    lock_params,
     modified_time,
     object_info,
     parts_count,
     quote_etag,
     response_date,
+    retention_params,
     store_error,
     strip_etag,
 )
@@ -90,6 +102,8 @@ SPOOL_MEMORY_BYTES = 8 * 1024 * 1024
 MAX_POOL_CONNECTIONS = 64
 # How often a copy is retried when its source is replaced between our HEAD and the copy.
 COPY_ATTEMPTS = 3
+# Bucket configuration documents live in the system bucket under this prefix.
+BUCKET_CONFIGS = "bucket-configs/"
 # The greatest character: ``prefix + LAST_CHAR`` sorts after (almost) every key under prefix.
 LAST_CHAR = "\U0010ffff"
 
@@ -235,18 +249,18 @@ class RemoteS3Store(ObjectStore):
     def _find_bucket(self, remote: str) -> dict[str, Any] | None:
         return next((entry for entry in self._remote_buckets(remote) if entry["Name"] == remote), None)
 
-    def _create_remote_bucket(self, remote: str) -> None:
-        params = {}
+    def _create_remote_bucket(self, remote: str, object_lock: bool = False) -> None:
+        params: dict[str, Any] = {"ObjectLockEnabledForBucket": True} if object_lock else {}
         if self._region != "us-east-1":
             params["CreateBucketConfiguration"] = {"LocationConstraint": self._region}
         self._call("create_bucket", Bucket=remote, **params)
 
-    def create_bucket(self, name: str) -> BucketInfo:
+    def create_bucket(self, name: str, *, object_lock: bool = False) -> BucketInfo:
         remote = self._remote(name)
         # S3 in us-east-1 answers 200 to creating a bucket one already owns, so look first.
         if self._find_bucket(remote) is not None:
             raise BucketAlreadyOwnedByYou()
-        self._create_remote_bucket(remote)
+        self._create_remote_bucket(remote, object_lock)
         return self.get_bucket(name)
 
     def delete_bucket(self, name: str) -> None:
@@ -254,29 +268,63 @@ class RemoteS3Store(ObjectStore):
         # the remote bucket goes. S3 has no single call for both: an object written in between makes
         # the remote refuse the delete (BucketNotEmpty) after the uploads were aborted.
         remote = self._remote(name)
-        if self._call("list_objects_v2", missing=NoSuchBucket, Bucket=remote, MaxKeys=1).get("KeyCount"):
+        listed = self._call("list_object_versions", missing=NoSuchBucket, Bucket=remote, MaxKeys=1)
+        if listed.get("Versions") or listed.get("DeleteMarkers"):
             raise BucketNotEmpty()
         for upload in self._remote_uploads(remote):
             with suppress(NoSuchUpload):
                 self._call("abort_multipart_upload", missing=NoSuchUpload, Bucket=remote, **upload)
         self._call("delete_bucket", missing=NoSuchBucket, Bucket=remote)
+        self._delete_bucket_configs(name)
 
     def _remote_uploads(self, remote: str) -> Iterator[dict[str, str]]:
         """Key and UploadId of every unfinished upload in the remote bucket."""
         params: dict[str, Any] = {"Bucket": remote}
         while True:
             response = self._call("list_multipart_uploads", missing=NoSuchBucket, **params)
-            yield from ({"Key": entry["Key"], "UploadId": entry["UploadId"]} for entry in response.get("Uploads", []))
+            yield from (
+                {"Key": entry["Key"], "UploadId": entry["UploadId"]} for entry in response.get("Uploads", [])
+            )
             if not response.get("IsTruncated"):
                 return
             params["KeyMarker"] = response["NextKeyMarker"]
             params["UploadIdMarker"] = response["NextUploadIdMarker"]
 
     def get_bucket(self, name: str) -> BucketInfo:
-        found = self._find_bucket(self._remote(name))
+        remote = self._remote(name)
+        found = self._find_bucket(remote)
         if found is None:
             raise NoSuchBucket()
-        return BucketInfo(name, found["CreationDate"].timestamp())
+        status = self._call("get_bucket_versioning", missing=NoSuchBucket, Bucket=remote).get("Status")
+        return BucketInfo(name, found["CreationDate"].timestamp(), status or None)
+
+    def set_versioning(self, name: str, status: str) -> None:
+        self._call(
+            "put_bucket_versioning", missing=NoSuchBucket, Bucket=self._remote(name),
+            VersioningConfiguration={"Status": status},
+        )  # fmt: skip
+
+    def _config_key(self, bucket: str, name: str) -> str:
+        return f"{BUCKET_CONFIGS}{bucket}/{name}"
+
+    def get_bucket_config(self, bucket: str, name: str) -> bytes | None:
+        self.get_bucket(bucket)
+        try:
+            return self.get_bytes(SYSTEM_BUCKET, self._config_key(bucket, name))[1]
+        except NoSuchKey:
+            return None
+
+    def put_bucket_config(self, bucket: str, name: str, document: bytes | None) -> None:
+        self.get_bucket(bucket)
+        if document is None:
+            self.delete_object(SYSTEM_BUCKET, self._config_key(bucket, name))
+        else:
+            self.put_bytes(SYSTEM_BUCKET, self._config_key(bucket, name), document)
+
+    def _delete_bucket_configs(self, bucket: str) -> None:
+        page = self.list_objects(SYSTEM_BUCKET, prefix=self._config_key(bucket, ""))
+        for info in page.objects:
+            self.delete_object(SYSTEM_BUCKET, info.key)
 
     def list_buckets(self) -> list[BucketInfo]:
         prefix = self._bucket_prefix
@@ -297,12 +345,19 @@ class RemoteS3Store(ObjectStore):
             raise TypeError("put_object and upload_part take a Staging made by this store's stage()")
         return data
 
-    def _head(self, bucket: str, key: str, if_match: str | None = None) -> ObjectInfo:
+    def _head(
+        self, bucket: str, key: str, if_match: str | None = None, version_id: str | None = None
+    ) -> ObjectInfo:
         remote = self._remote(bucket)
         condition = {"IfMatch": quote_etag(if_match)} if if_match else {}
+        if version_id is not None:
+            condition["VersionId"] = version_id
+        missing = NoSuchKey if version_id is None else NoSuchVersion
         try:
-            response = self._call("head_object", Bucket=remote, Key=key, ChecksumMode="ENABLED", **condition)
-        except NoSuchKey:
+            response = self._call(
+                "head_object", missing=missing, Bucket=remote, Key=key, ChecksumMode="ENABLED", **condition
+            )
+        except (NoSuchKey, NoSuchVersion):
             # A HEAD answers a bare 404 for a missing bucket too.
             self._call("head_bucket", missing=NoSuchBucket, Bucket=remote)
             raise
@@ -327,11 +382,12 @@ class RemoteS3Store(ObjectStore):
         headers: dict[str, str] | None = None,
         checksums: dict[str, str] | None = None,
         condition: WriteCondition | None = None,
+        lock: ObjectLock = NO_LOCK,
     ) -> ObjectInfo:
         staging = self._own(data)
         try:
             remote = self._remote(bucket)
-            attributes = attribute_params(content_type, metadata, headers)
+            attributes = attribute_params(content_type, metadata, headers) | lock_params(lock)
             if staging.size > self._multipart_threshold:
                 response = self._put_in_parts(remote, key, staging, attributes, condition)
             else:
@@ -360,6 +416,8 @@ class RemoteS3Store(ObjectStore):
             dict(headers or {}),
             checksums_of(response),
             parts_count(etag),
+            version_id=response.get("VersionId"),
+            lock=lock,
         )
         return self._info_after_write(known)
 
@@ -407,21 +465,23 @@ class RemoteS3Store(ObjectStore):
         with suppress(BotoCoreError, ClientError):
             self._client.abort_multipart_upload(Bucket=remote, Key=key, UploadId=upload_id)
 
-    def get_object_info(self, bucket: str, key: str) -> ObjectInfo:
-        return self._head(bucket, key)
+    def get_object_info(self, bucket: str, key: str, version_id: str | None = None) -> ObjectInfo:
+        return self._head(bucket, key, version_id=version_id)
 
-    def open_object(self, bucket: str, key: str) -> RemoteObjectHandle:
-        return RemoteObjectHandle(self, self._head(bucket, key))
+    def open_object(self, bucket: str, key: str, version_id: str | None = None) -> RemoteObjectHandle:
+        return RemoteObjectHandle(self, self._head(bucket, key, version_id=version_id))
 
     def part_range(self, info: ObjectInfo, part_number: int) -> tuple[int, int]:
         """The remote tells where the part lies: HEAD with PartNumber answers its Content-Range."""
         try:
             response = self._call(
                 "head_object", Bucket=self._remote(info.bucket), Key=info.key, PartNumber=part_number,
-                IfMatch=quote_etag(info.etag),
+                IfMatch=quote_etag(info.etag), **version_params(info),
             )  # fmt: skip
         except (PreconditionFailed, NoSuchKey):
-            raise PreconditionFailed(f"{info.bucket}/{info.key} was replaced or deleted after it was read") from None
+            raise PreconditionFailed(
+                f"{info.bucket}/{info.key} was replaced or deleted after it was read"
+            ) from None
         first, _, last = response["ContentRange"].removeprefix("bytes ").partition("/")[0].partition("-")
         return int(first), int(last) + 1
 
@@ -434,6 +494,7 @@ class RemoteS3Store(ObjectStore):
                 Key=info.key,
                 Range=f"bytes={start}-{end - 1}",
                 IfMatch=quote_etag(info.etag),
+                **version_params(info),
             )
         except (PreconditionFailed, NoSuchKey):
             raise PreconditionFailed(
@@ -448,12 +509,25 @@ class RemoteS3Store(ObjectStore):
             data = body.read()
         return object_info(bucket, key, response), data
 
-    def delete_object(self, bucket: str, key: str, condition: WriteCondition | None = None) -> bool:
+    def delete_object(
+        self,
+        bucket: str,
+        key: str,
+        condition: WriteCondition | None = None,
+        *,
+        version_id: str | None = None,
+        bypass_governance: bool = False,
+    ) -> DeleteResult:
         remote = self._remote(bucket)
-        if condition and condition.if_none_match is None:
-            # If-Match alone: the remote decides it (If-Match on a missing key is NoSuchKey).
-            self._call("delete_object", Bucket=remote, Key=key, **condition_params(condition))
-            return True
+        if version_id is not None or (condition and condition.if_none_match is None):
+            # A version, or If-Match alone: the remote decides (If-Match on a missing key is NoSuchKey).
+            versioned = {} if version_id is None else {"VersionId": version_id}
+            if bypass_governance:
+                versioned["BypassGovernanceRetention"] = True
+            response = self._call(
+                "delete_object", Bucket=remote, Key=key, **versioned, **condition_params(condition)
+            )
+            return _deleted(response)
         # S3 answers a delete the same whether or not the key existed; a HEAD tells. With
         # If-None-Match (only "*" is meaningful) the delete can only succeed when there is nothing to delete.
         try:
@@ -461,30 +535,48 @@ class RemoteS3Store(ObjectStore):
         except NoSuchKey:
             if condition and condition.if_match is not None:
                 raise
-            return False
+            return DeleteResult(False)
         if condition:
             raise PreconditionFailed("If-None-Match: the object exists")
-        self._call("delete_object", Bucket=remote, Key=key)
-        return True
+        return _deleted(self._call("delete_object", Bucket=remote, Key=key))
 
-    def _with_pinned_source(self, src_bucket: str, src_key: str, copy: Callable[[ObjectInfo], T]) -> T:
+    def set_object_lock(
+        self,
+        bucket: str,
+        key: str,
+        version_id: str | None,
+        lock: ObjectLock,
+        *,
+        bypass_governance: bool = False,
+    ) -> ObjectInfo:
+        info = self._head(bucket, key, version_id=version_id)
+        target = {"Bucket": self._remote(bucket), "Key": key, **version_params(info)}
+        bypass = {"BypassGovernanceRetention": True} if bypass_governance else {}
+        if (lock.mode, lock.retain_until) != (info.lock.mode, info.lock.retain_until):
+            self._call("put_object_retention", Retention=retention_params(lock), **target, **bypass)
+        if lock.legal_hold != info.lock.legal_hold:
+            status = "ON" if lock.legal_hold else "OFF"
+            self._call("put_object_legal_hold", LegalHold={"Status": status}, **target)
+        return replace(info, lock=lock)
+
+    def _with_pinned_source(
+        self, src_bucket: str, src_key: str, src_version_id: str | None, copy: Callable[[ObjectInfo], T]
+    ) -> T:
         """Run ``copy(source)`` with the source's current info; the copy sends
         ``x-amz-copy-source-if-match`` so the info describes exactly the bytes copied. If the
         source was replaced in between, copy its new version."""
         for _ in range(COPY_ATTEMPTS):
-            source = self.get_object_info(src_bucket, src_key)
+            source = self.get_object_info(src_bucket, src_key, src_version_id)
             try:
                 return copy(source)
             except PreconditionFailed:
-                if self.get_object_info(src_bucket, src_key).etag == source.etag:
+                if self.get_object_info(src_bucket, src_key, src_version_id).etag == source.etag:
                     raise  # the source held still: the caller's own condition failed
         raise PreconditionFailed(f"{src_bucket}/{src_key} kept changing while it was copied")
 
     def _copy_source(self, bucket: str, key: str, source: ObjectInfo) -> dict[str, Any]:
-        return {
-            "CopySource": {"Bucket": self._remote(bucket), "Key": key},
-            "CopySourceIfMatch": quote_etag(source.etag),
-        }
+        named = {"Bucket": self._remote(bucket), "Key": key, **version_params(source)}
+        return {"CopySource": named, "CopySourceIfMatch": quote_etag(source.etag)}
 
     def copy_object(
         self,
@@ -497,6 +589,8 @@ class RemoteS3Store(ObjectStore):
         content_type: str | None = None,
         headers: dict[str, str] | None = None,
         condition: WriteCondition | None = None,
+        src_version_id: str | None = None,
+        lock: ObjectLock = NO_LOCK,
     ) -> ObjectInfo:
         remote = self._remote(dst_bucket)
 
@@ -517,6 +611,7 @@ class RemoteS3Store(ObjectStore):
                 **self._copy_source(src_bucket, src_key, source),
                 **directive,
                 **condition_params(condition),
+                **lock_params(lock),
             )
             result = response["CopyObjectResult"]
             etag = strip_etag(result["ETag"])
@@ -529,9 +624,11 @@ class RemoteS3Store(ObjectStore):
                 *kept,
                 checksums=checksums_of(result),
                 parts_count=parts_count(etag),
+                version_id=response.get("VersionId"),
+                lock=lock,
             )
 
-        return self._with_pinned_source(src_bucket, src_key, copy)
+        return self._with_pinned_source(src_bucket, src_key, src_version_id, copy)
 
     def list_objects(
         self,
@@ -578,6 +675,33 @@ class RemoteS3Store(ObjectStore):
         last = max([info.key for info in objects[-1:]] + common[-1:], default=None)
         return ListPage(objects, common, truncated, last if truncated else None)
 
+    def list_object_versions(
+        self,
+        bucket: str,
+        *,
+        prefix: str = "",
+        delimiter: str = "",
+        key_marker: str = "",
+        version_id_marker: str = "",
+        max_keys: int = 1000,
+    ) -> VersionsPage:
+        params: dict[str, Any] = {"Bucket": self._remote(bucket), "Prefix": prefix, "MaxKeys": max_keys}
+        if delimiter:
+            params["Delimiter"] = delimiter
+        if key_marker:
+            params["KeyMarker"] = key_marker
+            if version_id_marker:
+                params["VersionIdMarker"] = version_id_marker
+        response = self._call("list_object_versions", missing=NoSuchBucket, **params)
+        truncated = bool(response.get("IsTruncated"))
+        return VersionsPage(
+            listed_versions(bucket, response),
+            [entry["Prefix"] for entry in response.get("CommonPrefixes", [])],
+            truncated,
+            response.get("NextKeyMarker") if truncated else None,
+            response.get("NextVersionIdMarker") if truncated else None,
+        )
+
     # -- multipart -------------------------------------------------------------------------
     def create_multipart_upload(
         self,
@@ -588,8 +712,9 @@ class RemoteS3Store(ObjectStore):
         metadata: dict[str, str] | None = None,
         headers: dict[str, str] | None = None,
         checksum_algorithm: str | None = None,
+        lock: ObjectLock = NO_LOCK,
     ) -> UploadInfo:
-        attributes = attribute_params(content_type, metadata, headers)
+        attributes = attribute_params(content_type, metadata, headers) | lock_params(lock)
         if checksum_algorithm:
             attributes["ChecksumAlgorithm"] = checksum_algorithm.upper()
         response = self._call("create_multipart_upload", Bucket=self._remote(bucket), Key=key, **attributes)
@@ -602,6 +727,7 @@ class RemoteS3Store(ObjectStore):
             attributes["Metadata"],
             dict(headers or {}),
             checksum_algorithm,
+            lock,
         )
 
     def upload_part(
@@ -648,6 +774,7 @@ class RemoteS3Store(ObjectStore):
         src_key: str,
         start: int = 0,
         end: int | None = None,
+        src_version_id: str | None = None,
     ) -> PartInfo:
         remote = self._remote(bucket)
 
@@ -676,7 +803,7 @@ class RemoteS3Store(ObjectStore):
                 checksums_of(result),
             )
 
-        return self._with_pinned_source(src_bucket, src_key, copy)
+        return self._with_pinned_source(src_bucket, src_key, src_version_id, copy)
 
     def complete_multipart_upload(
         self,
@@ -717,6 +844,7 @@ class RemoteS3Store(ObjectStore):
             response_date(response),
             checksums=checksums_of(response),
             parts_count=parts_count(etag),
+            version_id=response.get("VersionId"),
         )
         return self._info_after_write(known)
 
@@ -807,6 +935,15 @@ class RemoteS3Store(ObjectStore):
             response.get("NextKeyMarker") or None,
             response.get("NextUploadIdMarker") or None,
         )
+
+
+def version_params(info: ObjectInfo) -> dict[str, str]:
+    """Pins a read to the version ``info`` describes, where the remote has versions."""
+    return {} if info.version_id is None else {"VersionId": info.version_id}
+
+
+def _deleted(response: dict[str, Any]) -> DeleteResult:
+    return DeleteResult(True, response.get("VersionId"), bool(response.get("DeleteMarker")))
 
 
 def is_common_prefix(marker: str, prefix: str, delimiter: str) -> bool:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from datetime import datetime
+from dataclasses import replace
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -13,16 +14,19 @@ from botocore.exceptions import ClientError
 from ..errors import (
     BucketAlreadyOwnedByYou,
     BucketNotEmpty,
+    DeleteMarkerVersion,
     EntityTooSmall,
     InvalidPart,
     InvalidPartOrder,
     NoSuchBucket,
     NoSuchKey,
     NoSuchUpload,
+    NoSuchVersion,
     PreconditionFailed,
     StoreError,
 )
-from ..types import ObjectInfo, WriteCondition
+from ..object_lock import ObjectLock
+from ..types import ObjectInfo, ObjectVersion, WriteCondition
 
 # Our algorithm names -> botocore members, in the order of preference when a remote (like AWS)
 # takes only one flexible checksum per request.
@@ -55,6 +59,7 @@ _ERRORS_BY_CODE: dict[str, type[StoreError]] = {
         NoSuchBucket,
         NoSuchKey,
         NoSuchUpload,
+        NoSuchVersion,
         PreconditionFailed,
     )
 }
@@ -76,6 +81,16 @@ def store_error(error: ClientError, missing: type[StoreError]) -> StoreError:
     details = error.response.get("Error", {})
     code = str(details.get("Code", ""))
     message = details.get("Message") or str(error)
+    headers = error.response.get("ResponseMetadata", {}).get("HTTPHeaders", {})
+    if headers.get("x-amz-delete-marker") == "true":
+        # A read of a key whose latest version is a delete marker, or of a marker by its id (405).
+        version_id = headers.get("x-amz-version-id")
+        if code in ("405", "MethodNotAllowed"):
+            modified = headers.get("last-modified")
+            return DeleteMarkerVersion(
+                version_id, parsedate_to_datetime(modified).timestamp() if modified else 0.0
+            )
+        return NoSuchKey(message, delete_marker=version_id)
     if code in ("404", "NotFound"):
         return missing()
     known = _ERRORS_BY_CODE.get(code)
@@ -166,7 +181,36 @@ def object_info(bucket: str, key: str, response: Mapping[str, Any]) -> ObjectInf
         headers={name: raw_headers[name.lower()] for name in HEADER_MEMBERS if name.lower() in raw_headers},
         checksums=checksums_of(response),
         parts_count=response.get("PartsCount") or parts_count(etag),
+        version_id=response.get("VersionId"),
+        lock=_lock_of(response),
     )
+
+
+def _lock_of(response: Mapping[str, Any]) -> ObjectLock:
+    until = response.get("ObjectLockRetainUntilDate")
+    return ObjectLock(
+        response.get("ObjectLockMode"),
+        until.timestamp() if until else None,
+        response.get("ObjectLockLegalHoldStatus") == "ON",
+    )
+
+
+def lock_params(lock: ObjectLock) -> dict[str, Any]:
+    """The object lock parameters of a write (PutObject, CopyObject, CreateMultipartUpload)."""
+    params: dict[str, Any] = {}
+    if lock.mode is not None:
+        params["ObjectLockMode"] = lock.mode
+        params["ObjectLockRetainUntilDate"] = datetime.fromtimestamp(lock.retain_until, UTC)
+    if lock.legal_hold:
+        params["ObjectLockLegalHoldStatus"] = "ON"
+    return params
+
+
+def retention_params(lock: ObjectLock) -> dict[str, Any]:
+    """PutObjectRetention's Retention: empty removes it."""
+    if lock.mode is None:
+        return {}
+    return {"Mode": lock.mode, "RetainUntilDate": datetime.fromtimestamp(lock.retain_until, UTC)}
 
 
 def listed_object_info(bucket: str, entry: Mapping[str, Any]) -> ObjectInfo:
@@ -180,3 +224,32 @@ def listed_object_info(bucket: str, entry: Mapping[str, Any]) -> ObjectInfo:
         last_modified=modified_time(entry["LastModified"]),
         parts_count=parts_count(etag),
     )
+
+
+def listed_versions(bucket: str, response: Mapping[str, Any]) -> list[ObjectVersion]:
+    """The entries of a ListObjectVersions page in S3's order. botocore parses versions and delete
+    markers into two lists, so the order is made again: keys in UTF-8 byte order, each key's latest
+    first, then newest first."""
+    entries = [
+        ObjectVersion(
+            replace(listed_object_info(bucket, entry), version_id=entry.get("VersionId")),
+            bool(entry.get("IsLatest")),
+        )
+        for entry in response.get("Versions", [])
+    ]
+    entries += [
+        ObjectVersion(
+            ObjectInfo(
+                bucket,
+                entry["Key"],
+                0,
+                "",
+                modified_time(entry["LastModified"]),
+                version_id=entry.get("VersionId"),
+            ),
+            bool(entry.get("IsLatest")),
+            is_delete_marker=True,
+        )
+        for entry in response.get("DeleteMarkers", [])
+    ]
+    return sorted(entries, key=lambda v: (v.info.key.encode(), not v.is_latest, -v.info.last_modified))
