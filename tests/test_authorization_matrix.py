@@ -178,6 +178,11 @@ OPERATIONS = [
     Operation("put data object", "s3", "PUT", f"/{DATA_BUCKET}/written/new.txt", b"new"),
     Operation("get data object attributes", "s3", "GET", f"/{DATA_BUCKET}/shared/data.txt?attributes", b"",
               {"x-amz-object-attributes": "ETag,ObjectSize"}),
+    # Suspended: the data bucket then writes null versions, as it wrote before.
+    Operation("put bucket versioning", "s3", "PUT", f"/{DATA_BUCKET}?versioning",
+              b"<VersioningConfiguration><Status>Suspended</Status></VersioningConfiguration>"),
+    Operation("list object versions", "s3", "GET", f"/{DATA_BUCKET}?versions"),
+    Operation("get object version", "s3", "GET", f"/{DATA_BUCKET}/shared/data.txt?versionId=null"),
     Operation("get ns1 table file", "s3", "GET", f"/{WAREHOUSE}/{{ns1_file}}"),
     Operation("get ns2 table file", "s3", "GET", f"/{WAREHOUSE}/{{ns2_file}}"),
     Operation("list system bucket", "system", "GET", f"/{SYSTEM_BUCKET}?list-type=2"),
@@ -211,6 +216,11 @@ MATRIX = {
     "put data object":       [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
     # s3:GetObjectAttributes, which the built-in readonly policy does not grant (nor MinIO's).
     "get data object attributes": [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    "put bucket versioning": [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    # s3:ListBucketVersions and s3:GetObjectVersion, which s3:ListBucket and s3:GetObject also grant (as
+    # MinIO authorizes them), so the built-in readonly policy reads versions.
+    "list object versions":  [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
+    "get object version":    [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
     "get ns1 table file":    [200, 200, 200, 200, 200, 200, 400, 400, 400, 400],
     "get ns2 table file":    [200, 200, 200, 200, 200, 403, 400, 400, 400, 400],
     "list system bucket":    [404, 404, 404, 404, 404, 404, 404, 404, 404, 404],

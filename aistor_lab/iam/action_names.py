@@ -12,7 +12,10 @@ A request names one action; ``request_names`` adds the other names that authoriz
   names and this server's older ``admin:...TableShare...`` names;
 - broader names that also cover it: ``admin:DeltaSharing`` (all share management);
   ``s3tables:CreateTable`` for a register, ``s3tables:GetTable`` for a metrics report and
-  ``s3tables:GetWarehouse`` for the catalog config, as this server asked for before.
+  ``s3tables:GetWarehouse`` for the catalog config, as this server asked for before;
+  ``s3:ListBucket`` for ``s3:ListBucketVersions`` and ``s3:GetObject`` for ``s3:GetObjectVersion``
+  (a read of a named version), as MinIO authorizes them: a policy written for MinIO, its built-in
+  ``readonly`` among them, reads versions there and here alike.
 A statement matches a request when it matches any of these names, for Deny as for Allow.
 """
 
@@ -125,6 +128,8 @@ _ALSO: dict[str, list[str]] = {
     "s3tables:tablemetrics": ["s3tables:GetTable"],
     "s3tables:getconfig": ["s3tables:GetWarehouse", "s3tables:GetTableBucket"],
     "admin:gettableshareaudit": [_DELTA_SHARING],
+    "s3:listbucketversions": ["s3:ListBucket"],
+    "s3:getobjectversion": ["s3:GetObject"],
 }
 for _first, _second in _ALIAS_PAIRS:
     _ALSO.setdefault(_first.lower(), []).append(_second)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..store import ObjectInfo
 from .errors import S3Error
+from .object_versions import read_object, requested_version, set_read_version
 from .xmlio import XmlWriter, http_date
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def requested_attributes(header: str | None) -> set[str]:
 
 async def get_object_attributes(req: S3Handler) -> None:
     names = requested_attributes(req.request.headers.get("x-amz-object-attributes"))
-    info = await req.run_read(req.store.get_object_info, req.bucket, req.key)
+    info = await read_object(req, req.store.get_object_info, requested_version(req))
     xml = XmlWriter("GetObjectAttributesResponse")
     if "ETag" in names:
         xml.element("ETag", info.etag)
@@ -50,6 +51,7 @@ async def get_object_attributes(req: S3Handler) -> None:
     if "ObjectSize" in names:
         xml.element("ObjectSize", info.size)
     req.set_header("Last-Modified", http_date(info.last_modified))
+    set_read_version(req, info.version_id)
     req.send_xml(xml.to_bytes())
 
 

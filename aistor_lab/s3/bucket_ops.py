@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -63,18 +64,11 @@ async def get_location(req: S3Handler) -> None:
     req.send_xml(XmlWriter("LocationConstraint").text("" if region == "us-east-1" else region).to_bytes())
 
 
-async def get_versioning(req: S3Handler) -> None:
-    await req.run_read(req.store.get_bucket, req.bucket)
-    req.send_xml(XmlWriter("VersioningConfiguration").to_bytes())
-
-
 async def list_objects(req: S3Handler) -> None:
     query = req.query
     v2 = query.get("list-type") == "2"
-    url_encode = query.get("encoding-type") == "url"
-    if "encoding-type" in query and not url_encode:
-        raise S3Error("InvalidArgument", "Invalid Encoding Method specified in Request")
-    max_keys = _max_keys(query.get("max-keys"))
+    enc = key_encoder(query)
+    max_keys = parse_max_keys(query.get("max-keys"))
     prefix, delimiter = query.get("prefix", ""), query.get("delimiter", "")
     if v2:
         token = query.get("continuation-token")
@@ -89,9 +83,6 @@ async def list_objects(req: S3Handler) -> None:
         start_after=start_after,
         max_keys=max_keys,
     )
-
-    def enc(value: str) -> str:
-        return quote(value, safe="/") if url_encode else value
 
     xml = XmlWriter("ListBucketResult")
     xml.element("Name", req.bucket).element("Prefix", enc(prefix))
@@ -112,7 +103,7 @@ async def list_objects(req: S3Handler) -> None:
             xml.element("NextContinuationToken", _encode_token(page.next_marker))
         else:
             xml.element("NextMarker", enc(page.next_marker))
-    if url_encode:
+    if "encoding-type" in query:
         xml.element("EncodingType", "url")
     show_owner = not v2 or query.get("fetch-owner") == "true"
     for info in page.objects:
@@ -128,12 +119,25 @@ def _object_entry(xml: XmlWriter, info: ObjectInfo, key: str, services) -> None:
     for algorithm in info.checksums:
         xml.element("ChecksumAlgorithm", algorithm.upper())
     if services is not None:
-        xml.open("Owner").element("ID", owner_id(services))
-        xml.element("DisplayName", services.settings.root_user).close("Owner")
+        write_owner(xml, services)
     xml.element("StorageClass", "STANDARD").close("Contents")
 
 
-def _max_keys(value: str | None) -> int:
+def write_owner(xml: XmlWriter, services) -> None:
+    xml.open("Owner").element("ID", owner_id(services))
+    xml.element("DisplayName", services.settings.root_user).close("Owner")
+
+
+def key_encoder(query: dict[str, str]) -> Callable[[str], str]:
+    """How a listing writes keys and prefixes: as they are, or URL-encoded (``encoding-type=url``)."""
+    if "encoding-type" not in query:
+        return lambda value: value
+    if query["encoding-type"] != "url":
+        raise S3Error("InvalidArgument", "Invalid Encoding Method specified in Request")
+    return lambda value: quote(value, safe="/")
+
+
+def parse_max_keys(value: str | None) -> int:
     if value is None:
         return MAX_LIST_KEYS
     if not value.lstrip("-").isdigit() or int(value) < 0:

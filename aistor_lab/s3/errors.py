@@ -21,6 +21,7 @@ STATUS_BY_CODE = {
     "InvalidAccessKeyId": 403,
     "InvalidArgument": 400,
     "InvalidBucketName": 400,
+    "InvalidBucketState": 409,
     "InvalidDigest": 400,
     "InvalidPart": 400,
     "InvalidPartNumber": 416,
@@ -29,26 +30,31 @@ STATUS_BY_CODE = {
     "InvalidRequest": 400,
     "InvalidStorageClass": 400,
     "KeyTooLongError": 400,
+    "KMS.NotFoundException": 400,
     "MalformedXML": 400,
     "MethodNotAllowed": 405,
     "MissingContentLength": 411,
     "NoSuchBucket": 404,
     "NoSuchKey": 404,
     "NoSuchUpload": 404,
+    "NoSuchVersion": 404,
     "NotImplemented": 501,
     "PreconditionFailed": 412,
     "RequestTimeTooSkewed": 403,
+    "ServerSideEncryptionConfigurationNotFoundError": 404,
     "SignatureDoesNotMatch": 403,
     "XAmzContentSHA256Mismatch": 400,
 }
 
 
 class S3Error(Exception):
-    def __init__(self, code: str, message: str, status: int | None = None):
+    def __init__(self, code: str, message: str, status: int | None = None, headers: dict[str, str] | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status or STATUS_BY_CODE.get(code, 400)
+        # Sent with the error (a delete marker's headers on a refused read).
+        self.headers = headers or {}
 
     @classmethod
     def from_exception(cls, exc: Exception) -> S3Error:

@@ -215,6 +215,8 @@ class S3Handler(RequestHandler):
             return
         self.clear()
         self._set_common_headers()
+        for name, value in error.headers.items():
+            self.set_header(name, value)
         self.set_status(error.status)
         if self.request.method == "HEAD" or error.status == 304:
             self.finish()

@@ -14,6 +14,7 @@ from .object_ops import (
     part_number,
     set_checksum_headers,
 )
+from .object_versions import set_written_version
 from .preconditions import parse_copy_range, write_condition
 from .xmlio import XmlWriter, child_text, iso8601, parse_xml
 
@@ -74,11 +75,20 @@ async def upload_part(req: S3Handler) -> None:
 
 async def upload_part_copy(req: S3Handler) -> None:
     number = part_number(req)
-    src_bucket, src_key = parse_copy_source(req)
-    info = await copy_source_info(req, src_bucket, src_key)
+    source = parse_copy_source(req)
+    info = await copy_source_info(req, source)
     start, end = parse_copy_range(req.request.headers.get("x-amz-copy-source-range"), info.size)
     part = await req.run_blocking(
-        req.store.upload_part_copy, req.bucket, req.key, req.query["uploadId"], number, src_bucket, src_key, start, end
+        req.store.upload_part_copy,
+        req.bucket,
+        req.key,
+        req.query["uploadId"],
+        number,
+        source.bucket,
+        source.key,
+        start,
+        end,
+        src_version_id=source.version_id,
     )
     xml = XmlWriter("CopyPartResult").element("ETag", f'"{part.etag}"')
     req.send_xml(xml.element("LastModified", iso8601(part.last_modified)).to_bytes())
@@ -107,6 +117,7 @@ async def complete_upload(req: S3Handler) -> None:
         condition=write_condition(req.request.headers),
     )
     set_checksum_headers(req, info.checksums)
+    set_written_version(req, info.version_id)
     xml = XmlWriter("CompleteMultipartUploadResult")
     xml.element("Location", f"{req.request.protocol}://{req.request.host}/{req.bucket}/{req.key}")
     xml.element("Bucket", req.bucket).element("Key", req.key).element("ETag", f'"{info.etag}"')

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..http.limits import StallWatch
-from ..store import MAX_PART_NUMBER, NoSuchKey, ObjectInfo
+from ..store import MAX_PART_NUMBER, DeleteMarkerVersion, DeleteResult, NoSuchKey, ObjectInfo
 from .checksums import HEADER_PREFIX
 from .errors import S3Error
 from .names import check_bucket_name, check_key, check_visible_bucket, decode_wire
+from .object_versions import (
+    check_version_id,
+    read_object,
+    requested_version,
+    set_delete_headers,
+    set_read_version,
+    set_written_version,
+)
 from .preconditions import check_read_preconditions, parse_range, write_condition
 from .xmlio import XmlWriter, child_text, http_date, iso8601, parse_xml
 
@@ -79,6 +88,7 @@ async def put_object(req: S3Handler) -> None:
     finally:
         staging.discard()
     req.set_header("ETag", f'"{info.etag}"')
+    set_written_version(req, info.version_id)
     set_checksum_headers(req, checksums)
     req.send_empty()
 
@@ -88,6 +98,7 @@ def _set_object_headers(req: S3Handler, info: ObjectInfo) -> None:
     req.set_header("Last-Modified", http_date(info.last_modified))
     req.set_header("Content-Type", info.content_type)
     req.set_header("Accept-Ranges", "bytes")
+    set_read_version(req, info.version_id)
     for name, value in info.headers.items():
         req.set_header(name, value)
     for name, value in info.metadata.items():
@@ -103,7 +114,7 @@ async def get_object(req: S3Handler) -> None:
     """GET and HEAD: preconditions, an optional byte range, then the bytes in 1 MiB chunks."""
     head = req.request.method == "HEAD"
     opener = req.store.get_object_info if head else req.store.open_object
-    found = await req.run_read(opener, req.bucket, req.key)
+    found = await read_object(req, opener, requested_version(req))
     handle = None if head else found
     info = found if head else found.info
     try:
@@ -166,93 +177,119 @@ def part_number(req: S3Handler) -> int:
 
 
 async def delete_object(req: S3Handler) -> None:
-    await req.run_read(req.services.table_guard.check_delete, req.bucket, req.key)
-    await req.run_blocking(req.store.delete_object, req.bucket, req.key, write_condition(req.request.headers))
+    version_id = requested_version(req)
+    await req.run_read(req.services.table_guard.check_delete, req.bucket, req.key, version_id)
+    result = await req.run_blocking(
+        req.store.delete_object, req.bucket, req.key, write_condition(req.request.headers), version_id=version_id
+    )
+    set_delete_headers(req, result)
     req.send_empty(204)
 
 
 async def delete_objects(req: S3Handler) -> None:
     root = parse_xml(bytes(req.body), "Delete")
     quiet = (child_text(root, "Quiet") or "").strip().lower() == "true"
-    keys = [child_text(element, "Key") for element in root.findall("Object")]
-    if not keys or len(keys) > MAX_DELETE_KEYS or any(key is None for key in keys):
+    objects = [(child_text(element, "Key"), child_text(element, "VersionId")) for element in root.findall("Object")]
+    if not objects or len(objects) > MAX_DELETE_KEYS or any(key is None for key, _ in objects):
         raise S3Error("MalformedXML", f"A Delete request names 1 to {MAX_DELETE_KEYS} objects, each with a Key.")
     await req.run_blocking(req.store.get_bucket, req.bucket)
-    outcomes = await req.run_blocking(_delete_each, req, keys)
+    outcomes = await req.run_blocking(_delete_each, req, objects)
     xml = XmlWriter("DeleteResult")
-    for key, error in outcomes:
-        if error is None:
-            if not quiet:
-                xml.open("Deleted").element("Key", key).close("Deleted")
-        else:
-            xml.open("Error").element("Key", key).element("Code", error.code)
-            xml.element("Message", error.message).close("Error")
+    for (key, version_id), outcome in zip(objects, outcomes, strict=True):
+        if isinstance(outcome, S3Error):
+            xml.open("Error").element("Key", key).element("VersionId", version_id).element("Code", outcome.code)
+            xml.element("Message", outcome.message).close("Error")
+        elif not quiet:
+            xml.open("Deleted").element("Key", key).element("VersionId", version_id)
+            if outcome.delete_marker:
+                # A marker this delete made, or the marker it removed: S3 names it either way.
+                xml.element("DeleteMarker", True).element("DeleteMarkerVersionId", outcome.version_id)
+            xml.close("Deleted")
     req.send_xml(xml.to_bytes())
 
 
-def _delete_each(req: S3Handler, keys: list[str]) -> list[tuple[str, S3Error | None]]:
-    outcomes = []
-    for key in keys:
+def _delete_each(req: S3Handler, objects: list[tuple[str, str | None]]) -> list[DeleteResult | S3Error]:
+    outcomes: list[DeleteResult | S3Error] = []
+    for key, version_id in objects:
         try:
-            req.authorize("s3:DeleteObject", req.bucket, key)
-            req.services.table_guard.check_delete(req.bucket, key)
-            req.store.delete_object(req.bucket, key)
-            outcomes.append((key, None))
+            if version_id is not None:
+                check_version_id(version_id)
+            req.authorize("s3:DeleteObject" if version_id is None else "s3:DeleteObjectVersion", req.bucket, key)
+            req.services.table_guard.check_delete(req.bucket, key, version_id)
+            outcomes.append(req.store.delete_object(req.bucket, key, version_id=version_id))
         except Exception as exc:  # noqa: BLE001 - one key's failure is reported in its entry
-            outcomes.append((key, S3Error.from_exception(exc)))
+            outcomes.append(S3Error.from_exception(exc))
     return outcomes
 
 
-def parse_copy_source(req: S3Handler) -> tuple[str, str]:
-    source = decode_wire(req.request.headers["x-amz-copy-source"], "The copy source").lstrip("/")
-    source, _, version = source.partition("?versionId=")
+@dataclass(frozen=True)
+class CopySource:
+    bucket: str
+    key: str
+    version_id: str | None  # None: the latest version
+
+
+def parse_copy_source(req: S3Handler) -> CopySource:
+    """``x-amz-copy-source``: ``bucket/key``, URL-encoded, and ``?versionId=`` to name a version. The
+    version is split off before decoding, so an encoded ``?`` stays in the key."""
+    raw = req.request.headers["x-amz-copy-source"]
+    raw_path, named, raw_version = raw.partition("?versionId=")
+    source = decode_wire(raw_path, "The copy source").lstrip("/")
     bucket, _, key = source.partition("/")
     if not bucket or not key:
         raise S3Error("InvalidArgument", "Copy Source must mention the source bucket and key: bucket/key.")
-    if version and version != "null":
-        raise S3Error("InvalidArgument", "This server keeps no object versions.")
+    version_id = check_version_id(decode_wire(raw_version, "The copy source version")) if named else None
     check_visible_bucket(req.store, bucket)
     check_bucket_name(bucket)
-    req.authorize("s3:GetObject", bucket, key)
-    return bucket, key
+    req.authorize("s3:GetObject" if version_id is None else "s3:GetObjectVersion", bucket, key)
+    return CopySource(bucket, key, version_id)
 
 
-async def copy_source_info(req: S3Handler, bucket: str, key: str) -> ObjectInfo:
+async def copy_source_info(req: S3Handler, source: CopySource) -> ObjectInfo:
     try:
-        info = await req.run_read(req.store.get_object_info, bucket, key)
+        info = await req.run_read(req.store.get_object_info, source.bucket, source.key, source.version_id)
     except NoSuchKey:
         raise S3Error("NoSuchKey", "The specified copy source key does not exist.") from None
+    except DeleteMarkerVersion:
+        raise S3Error(
+            "InvalidRequest", "The source of a copy request may not specifically refer to a delete marker by version id."
+        ) from None
     check_read_preconditions(info, req.request.headers, prefix="x-amz-copy-source-")
+    if info.version_id is not None:
+        req.set_header("x-amz-copy-source-version-id", info.version_id)
     return info
 
 
 async def copy_object(req: S3Handler) -> None:
     check_key(req.key)
-    src_bucket, src_key = parse_copy_source(req)
-    source = await copy_source_info(req, src_bucket, src_key)
+    source = parse_copy_source(req)
+    source_info = await copy_source_info(req, source)
     directive = req.request.headers.get("x-amz-metadata-directive", "COPY").upper()
     if directive not in ("COPY", "REPLACE"):
         raise S3Error("InvalidArgument", "Unknown metadata directive.")
-    if directive == "COPY" and (src_bucket, src_key) == (req.bucket, req.key):
+    # Copying a named version over its key is how S3 restores an older version.
+    if directive == "COPY" and (source.bucket, source.key, source.version_id) == (req.bucket, req.key, None):
         raise S3Error(
             "InvalidRequest",
             "This copy request is illegal because it is trying to copy an object to itself without "
             "changing the object's metadata.",
         )
-    await req.run_read(req.services.table_guard.check_write, req.bucket, req.key, source.size)
+    await req.run_read(req.services.table_guard.check_write, req.bucket, req.key, source_info.size)
     replace = {}
     if directive == "REPLACE":
         content_type, metadata, stored = object_attributes(req.request.headers)
         replace = {"metadata": metadata, "content_type": content_type, "headers": stored}
     info = await req.run_blocking(
         req.store.copy_object,
-        src_bucket,
-        src_key,
+        source.bucket,
+        source.key,
         req.bucket,
         req.key,
         condition=write_condition(req.request.headers),
+        src_version_id=source.version_id,
         **replace,
     )
+    set_written_version(req, info.version_id)
     xml = XmlWriter("CopyObjectResult").element("ETag", f'"{info.etag}"')
     xml.element("LastModified", iso8601(info.last_modified))
     for algorithm, value in info.checksums.items():

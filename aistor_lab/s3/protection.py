@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..store import NoSuchKey, ObjectStore
+from ..store import NULL_VERSION, NoSuchKey, ObjectStore
 from ..store.cache import Cache
 from .errors import S3Error
 
@@ -57,9 +57,26 @@ class TableGuard:
             if path.startswith(location.rstrip("/") + "/"):
                 raise S3Error("AccessDenied", f"{key} belongs to an Iceberg table and cannot be overwritten.")
 
-    def check_delete(self, bucket: str, key: str) -> None:
-        """Refuse to delete a metadata file, manifest list or manifest a table currently uses."""
-        if self.is_warehouse(bucket) and self.tables.is_referenced(bucket, key):
-            raise S3Error(
-                "AccessDenied", f"{key} is referenced by an Iceberg table's current metadata and cannot be deleted."
-            )
+    def check_delete(self, bucket: str, key: str, version_id: str | None = None) -> None:
+        """Refuse to delete a metadata file, manifest list or manifest a table currently uses.
+
+        A delete without ``version_id`` would hide the file behind a delete marker (or remove it), so it
+        is refused. Removing a version is refused only when it is the key's current one: a table reads
+        a file's latest version, so its noncurrent versions (content since replaced, older delete
+        markers) are nothing it depends on and may go.
+        """
+        if not (self.is_warehouse(bucket) and self.tables.is_referenced(bucket, key)):
+            return
+        if version_id is not None and not self._is_current(bucket, key, version_id):
+            return
+        raise S3Error(
+            "AccessDenied", f"{key} is referenced by an Iceberg table's current metadata and cannot be deleted."
+        )
+
+    def _is_current(self, bucket: str, key: str, version_id: str) -> bool:
+        try:
+            current = self.store.get_object_info(bucket, key)
+        except NoSuchKey:
+            return False
+        # A bucket never versioned holds one version of each object: its null version.
+        return (current.version_id or NULL_VERSION) == version_id

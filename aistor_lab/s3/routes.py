@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import attributes_ops, bucket_ops, multipart_ops, object_ops
+from . import attributes_ops, bucket_ops, multipart_ops, object_ops, versioning_ops
 from .errors import S3Error
 
 if TYPE_CHECKING:
@@ -32,7 +32,9 @@ GET_LOCATION = Operation("GetBucketLocation", "s3:GetBucketLocation", bucket_ops
 LIST_OBJECTS = Operation("ListObjects", "s3:ListBucket", bucket_ops.list_objects)
 LIST_UPLOADS = Operation("ListMultipartUploads", "s3:ListBucketMultipartUploads", multipart_ops.list_uploads)
 DELETE_OBJECTS = Operation("DeleteObjects", None, object_ops.delete_objects, XML_BODY)
-GET_VERSIONING = Operation("GetBucketVersioning", "s3:GetBucketVersioning", bucket_ops.get_versioning)
+GET_VERSIONING = Operation("GetBucketVersioning", "s3:GetBucketVersioning", versioning_ops.get_versioning)
+PUT_VERSIONING = Operation("PutBucketVersioning", "s3:PutBucketVersioning", versioning_ops.put_versioning, XML_BODY)
+LIST_VERSIONS = Operation("ListObjectVersions", "s3:ListBucketVersions", versioning_ops.list_versions)
 
 PUT_OBJECT = Operation("PutObject", "s3:PutObject", object_ops.put_object, STREAM_BODY)
 COPY_OBJECT = Operation("CopyObject", "s3:PutObject", object_ops.copy_object)
@@ -47,15 +49,27 @@ COMPLETE_UPLOAD = Operation("CompleteMultipartUpload", "s3:PutObject", multipart
 ABORT_UPLOAD = Operation("AbortMultipartUpload", "s3:AbortMultipartUpload", multipart_ops.abort_upload)
 LIST_PARTS = Operation("ListParts", "s3:ListMultipartUploadParts", multipart_ops.list_parts)
 
+# With ?versionId, a read or delete is authorized as the action S3 names for a version.
+_OF_A_VERSION = {
+    GET_OBJECT: Operation("GetObject", "s3:GetObjectVersion", object_ops.get_object),
+    HEAD_OBJECT: Operation("HeadObject", "s3:GetObjectVersion", object_ops.get_object),
+    DELETE_OBJECT: Operation("DeleteObject", "s3:DeleteObjectVersion", object_ops.delete_object),
+    GET_ATTRIBUTES: Operation(
+        "GetObjectAttributes", "s3:GetObjectVersionAttributes", attributes_ops.get_object_attributes
+    ),
+}
+
 # Bucket sub-resources we answer, keyed by (method, sub-resource).
 _BUCKET_SUBRESOURCES = {
     ("GET", "location"): GET_LOCATION,
     ("GET", "uploads"): LIST_UPLOADS,
     ("POST", "delete"): DELETE_OBJECTS,
     ("GET", "versioning"): GET_VERSIONING,
+    ("PUT", "versioning"): PUT_VERSIONING,
+    ("GET", "versions"): LIST_VERSIONS,
 }
 # Every sub-resource S3 has. One that no operation above takes for the request's method is answered
-# with NotImplemented, never taken as the plain operation (PUT ?versioning is not CreateBucket).
+# with NotImplemented, never taken as the plain operation (PUT ?tagging is not CreateBucket).
 _KNOWN_SUBRESOURCES = frozenset({
     "location", "uploads", "delete", "versioning",
     "accelerate", "acl", "analytics", "cors", "encryption", "intelligent-tiering", "inventory",
@@ -72,7 +86,8 @@ def resolve(method: str, bucket: str, key: str, query: dict[str, str], headers) 
         raise S3Error("MethodNotAllowed", "The specified method is not allowed against this resource.")
     if not key:
         return _bucket_operation(method, query)
-    return _object_operation(method, query, headers)
+    operation = _object_operation(method, query, headers)
+    return _OF_A_VERSION.get(operation, operation) if "versionId" in query else operation
 
 
 def _bucket_operation(method: str, query: dict[str, str]) -> Operation:
