@@ -23,7 +23,7 @@ def parse_address(address: str) -> tuple[str, int]:
     return (host.strip("[]") or "0.0.0.0"), int(port)
 
 
-def parse_kms_secret_key(text: str) -> tuple[str, bytes]:
+def parse_kms_secret_key(text: str, variable: str = "AISTOR_KMS_SECRET_KEY") -> tuple[str, bytes]:
     """MinIO's single-key KMS format, ``KEY-NAME:BASE64`` of 32 bytes -> (name, key); ValueError
     (which does not repeat the key) otherwise."""
     name, sep, encoded = text.strip().partition(":")
@@ -32,9 +32,21 @@ def parse_kms_secret_key(text: str) -> tuple[str, bytes]:
     except binascii.Error:
         key = b""
     if not sep or not _KMS_KEY_NAME.fullmatch(name) or len(key) != 32:
-        raise ValueError("AISTOR_KMS_SECRET_KEY must be KEY-NAME:BASE64 of 32 random bytes, "
+        raise ValueError(f"{variable} must be KEY-NAME:BASE64 of 32 random bytes, "
                          "e.g. my-key:$(head -c 32 /dev/urandom | base64)")
     return name, key
+
+
+def parse_kms_keys(text: str) -> dict[str, bytes]:
+    """More named keys of the local key ring, ``NAME:BASE64,NAME:BASE64`` -> {name: key}; ValueError
+    on a malformed entry or a name given twice."""
+    keys: dict[str, bytes] = {}
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        name, key = parse_kms_secret_key(entry, "each entry of AISTOR_KMS_KEYS")
+        if name in keys:
+            raise ValueError(f"AISTOR_KMS_KEYS names the key {name!r} twice")
+        keys[name] = key
+    return keys
 
 
 @dataclass
@@ -47,6 +59,9 @@ class Settings:
     # Seals the secrets kept in the store (MinIO's MINIO_KMS_SECRET_KEY): (name, 32 bytes). None: a
     # key derived from the root credentials, which then cannot change without losing those secrets.
     kms_key: tuple[str, bytes] | None = field(default=None, repr=False)
+    # More named keys of the local key ring (AISTOR_KMS_KEYS), for SSE-KMS with a key id; ``kms_key``
+    # is the key ring's default key (SSE-S3, and SSE-KMS without a key id).
+    kms_keys: dict[str, bytes] = field(default_factory=dict, repr=False)
     region: str = "us-east-1"
     # Serve HTTPS with public.crt and private.key of this directory (aistor_lab.tls); None = plain HTTP.
     certs_dir: Path | None = None
@@ -94,6 +109,7 @@ class Settings:
             root_user=os.environ.get("AISTOR_ROOT_USER", DEFAULT_ROOT_USER),
             root_password=os.environ.get("AISTOR_ROOT_PASSWORD", DEFAULT_ROOT_PASSWORD),
             kms_key=parse_kms_secret_key(kms) if (kms := os.environ.get("AISTOR_KMS_SECRET_KEY")) else None,
+            kms_keys=parse_kms_keys(os.environ.get("AISTOR_KMS_KEYS", "")),
             region=os.environ.get("AISTOR_REGION", "us-east-1"),
             certs_dir=Path(os.environ["AISTOR_CERTS_DIR"]) if os.environ.get("AISTOR_CERTS_DIR") else None,
             public_endpoint=os.environ.get("AISTOR_PUBLIC_ENDPOINT") or None,

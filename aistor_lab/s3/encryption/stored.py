@@ -1,0 +1,107 @@
+"""What is stored with an encrypted object: a few entries of its metadata, under a reserved prefix.
+
+The entries live in the object's metadata (the store keeps them with the object, and copies an
+upload's to the object it completes) under ``aistor-internal-``, a prefix of metadata names that
+clients can neither set (a write naming ``x-amz-meta-aistor-internal-...`` is refused) nor see
+(``user_metadata`` drops it from every answer).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..errors import S3Error
+from .headers import AES256, AWS_KMS, SSE_C, CustomerKey, canonical_json, response_headers
+from .keys import SealedKey
+from .packages import FORMAT_VERSION, PACKAGE_SIZE
+
+RESERVED_PREFIX = "aistor-internal-"
+_SSE = RESERVED_PREFIX + "sse-"
+FORMAT = _SSE + "format"  # the package format's version (packages.FORMAT_VERSION)
+PACKAGE_SIZE_ENTRY = _SSE + "package-size"
+MODE = _SSE + "mode"
+KEY_ID = _SSE + "key-id"
+SEALED_KEY = _SSE + "sealed-key"  # base64
+KMS_CONTEXT = _SSE + "kms-context"  # base64 of canonical JSON
+PLAIN_SIZE = _SSE + "plain-size"  # single-part objects; a multipart object's follows from its parts
+BUCKET_KEY = _SSE + "bucket-key"
+_MODES = (AES256, AWS_KMS, SSE_C)
+
+
+@dataclass(frozen=True)
+class StoredEncryption:
+    """An object's encryption, as its metadata records it."""
+
+    sealed: SealedKey
+    plain_size: int | None = None
+    package_size: int = PACKAGE_SIZE
+    bucket_key_enabled: bool = False
+
+    def to_metadata(self) -> dict[str, str]:
+        entries = {
+            FORMAT: str(FORMAT_VERSION),
+            PACKAGE_SIZE_ENTRY: str(self.package_size),
+            MODE: self.sealed.mode,
+            KEY_ID: self.sealed.key_id,
+            SEALED_KEY: base64.b64encode(self.sealed.ciphertext).decode(),
+        }
+        if self.sealed.kms_context is not None:
+            entries[KMS_CONTEXT] = base64.b64encode(canonical_json(self.sealed.kms_context).encode()).decode()
+        if self.plain_size is not None:
+            entries[PLAIN_SIZE] = str(self.plain_size)
+        if self.bucket_key_enabled:
+            entries[BUCKET_KEY] = "true"
+        return entries
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping[str, str]) -> StoredEncryption | None:
+        """None for an object stored in the clear; InternalError for entries this server cannot read."""
+        if MODE not in metadata:
+            return None
+        try:
+            if metadata.get(FORMAT) != str(FORMAT_VERSION) or metadata[MODE] not in _MODES:
+                raise ValueError("unknown format")
+            context = None
+            if KMS_CONTEXT in metadata:
+                context = json.loads(base64.b64decode(metadata[KMS_CONTEXT], validate=True))
+            sealed = SealedKey(
+                metadata[MODE],
+                metadata.get(KEY_ID, ""),
+                base64.b64decode(metadata[SEALED_KEY], validate=True),
+                context,
+            )
+            plain_size = int(metadata[PLAIN_SIZE]) if PLAIN_SIZE in metadata else None
+            package_size = int(metadata[PACKAGE_SIZE_ENTRY])
+        except (KeyError, ValueError, binascii.Error):
+            raise S3Error("InternalError", "The object's encryption metadata is not readable.", 500) from None
+        return cls(sealed, plain_size, package_size, metadata.get(BUCKET_KEY) == "true")
+
+    def response_headers(self, customer_key: CustomerKey | None = None) -> dict[str, str]:
+        """The SSE headers of an answer about this object (``customer_key``: the SSE-C key the
+        request gave, whose MD5 an SSE-C answer repeats)."""
+        return response_headers(
+            self.sealed.mode,
+            kms_key_id=self.sealed.key_id,
+            kms_context=self.sealed.kms_context,
+            customer_key=customer_key,
+            bucket_key_enabled=self.bucket_key_enabled,
+        )
+
+
+def user_metadata(metadata: Mapping[str, str]) -> dict[str, str]:
+    """The metadata a client may see: all but the reserved entries."""
+    return {name: value for name, value in metadata.items() if not name.startswith(RESERVED_PREFIX)}
+
+
+def refuse_reserved_metadata(metadata: Mapping[str, str]) -> None:
+    """A write may not set metadata under the reserved prefix (names without ``x-amz-meta-``)."""
+    for name in metadata:
+        if name.lower().startswith(RESERVED_PREFIX):
+            raise S3Error(
+                "InvalidArgument",
+                f"Metadata names starting with {RESERVED_PREFIX} are reserved: x-amz-meta-{name}.",
+            )
