@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import attributes_ops, bucket_ops, lifecycle_ops, multipart_ops, object_ops, versioning_ops
+from . import attributes_ops, bucket_ops, encryption_ops, multipart_ops, object_ops, versioning_ops
 from .errors import S3Error
 
 if TYPE_CHECKING:
@@ -35,15 +35,15 @@ DELETE_OBJECTS = Operation("DeleteObjects", None, object_ops.delete_objects, XML
 GET_VERSIONING = Operation("GetBucketVersioning", "s3:GetBucketVersioning", versioning_ops.get_versioning)
 PUT_VERSIONING = Operation("PutBucketVersioning", "s3:PutBucketVersioning", versioning_ops.put_versioning, XML_BODY)
 LIST_VERSIONS = Operation("ListObjectVersions", "s3:ListBucketVersions", versioning_ops.list_versions)
-GET_LIFECYCLE = Operation(
-    "GetBucketLifecycleConfiguration", "s3:GetLifecycleConfiguration", lifecycle_ops.get_lifecycle
+PUT_ENCRYPTION = Operation(
+    "PutBucketEncryption", "s3:PutEncryptionConfiguration", encryption_ops.put_bucket_encryption, XML_BODY
 )
-PUT_LIFECYCLE = Operation(
-    "PutBucketLifecycleConfiguration", "s3:PutLifecycleConfiguration", lifecycle_ops.put_lifecycle, XML_BODY
+GET_ENCRYPTION = Operation(
+    "GetBucketEncryption", "s3:GetEncryptionConfiguration", encryption_ops.get_bucket_encryption
 )
-# S3 authorizes removing the configuration as putting one.
-DELETE_LIFECYCLE = Operation(
-    "DeleteBucketLifecycle", "s3:PutLifecycleConfiguration", lifecycle_ops.delete_lifecycle
+# S3 authorizes removing the default encryption as putting one.
+DELETE_ENCRYPTION = Operation(
+    "DeleteBucketEncryption", "s3:PutEncryptionConfiguration", encryption_ops.delete_bucket_encryption
 )
 
 PUT_OBJECT = Operation("PutObject", "s3:PutObject", object_ops.put_object, STREAM_BODY)
@@ -77,9 +77,9 @@ _BUCKET_SUBRESOURCES = {
     ("GET", "versioning"): GET_VERSIONING,
     ("PUT", "versioning"): PUT_VERSIONING,
     ("GET", "versions"): LIST_VERSIONS,
-    ("GET", "lifecycle"): GET_LIFECYCLE,
-    ("PUT", "lifecycle"): PUT_LIFECYCLE,
-    ("DELETE", "lifecycle"): DELETE_LIFECYCLE,
+    ("PUT", "encryption"): PUT_ENCRYPTION,
+    ("GET", "encryption"): GET_ENCRYPTION,
+    ("DELETE", "encryption"): DELETE_ENCRYPTION,
 }
 # Every sub-resource S3 has. One that no operation above takes for the request's method is answered
 # with NotImplemented, never taken as the plain operation (PUT ?tagging is not CreateBucket).

@@ -1,0 +1,37 @@
+"""A bucket's default encryption: PutBucketEncryption, GetBucketEncryption, DeleteBucketEncryption."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .encryption import AWS_KMS, MasterKeys, bucket_config
+from .errors import S3Error
+
+if TYPE_CHECKING:
+    from .handler import S3Handler
+
+
+async def put_bucket_encryption(req: S3Handler) -> None:
+    await req.run_read(req.store.get_bucket, req.bucket)
+    config = bucket_config.parse(bytes(req.body))
+    if config.algorithm == AWS_KMS:
+        # As MinIO does: a default naming a key the key ring lacks would fail every later write.
+        MasterKeys.from_settings(req.services.settings).resolve_kms_key(config.kms_key_id)
+    document = bucket_config.to_xml(config)
+    await req.run_blocking(req.store.put_bucket_config, req.bucket, bucket_config.CONFIG_NAME, document)
+    req.send_empty()
+
+
+async def get_bucket_encryption(req: S3Handler) -> None:
+    document = await req.run_read(req.store.get_bucket_config, req.bucket, bucket_config.CONFIG_NAME)
+    if document is None:
+        raise S3Error(
+            "ServerSideEncryptionConfigurationNotFoundError",
+            "The server side encryption configuration was not found",
+        )
+    req.send_xml(document)
+
+
+async def delete_bucket_encryption(req: S3Handler) -> None:
+    await req.run_blocking(req.store.put_bucket_config, req.bucket, bucket_config.CONFIG_NAME, None)
+    req.send_empty(204)
