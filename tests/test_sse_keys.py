@@ -323,6 +323,7 @@ def test_objects_in_the_clear_and_unreadable_entries():
     for broken in (
         {**entries, "aistor-internal-sse-format": "9"},
         {**entries, "aistor-internal-sse-sealed-key": "%"},
+        {**entries, "aistor-internal-sse-package-size": "0"},
     ):
         assert error_code(StoredEncryption.from_metadata, broken) == ("InternalError", 500)
 

@@ -76,6 +76,8 @@ class StoredEncryption:
             )
             plain_size = int(metadata[PLAIN_SIZE]) if PLAIN_SIZE in metadata else None
             package_size = int(metadata[PACKAGE_SIZE_ENTRY])
+            if package_size <= 0:
+                raise ValueError("no package is empty")
         except (KeyError, ValueError, binascii.Error):
             raise S3Error("InternalError", "The object's encryption metadata is not readable.", 500) from None
         return cls(sealed, plain_size, package_size, metadata.get(BUCKET_KEY) == "true")
