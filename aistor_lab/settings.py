@@ -92,6 +92,11 @@ class Settings:
     max_connections_per_client: int = 512
     header_timeout_seconds: float = 30
     body_timeout_seconds: float = 60
+    # Bucket lifecycle (aistor_lab.lifecycle): how often the rules run (0: never), how many versions
+    # and uploads of a bucket one run looks at, and how long a rule's "day" is (shorter only in tests).
+    lifecycle_interval_seconds: float = 3600
+    lifecycle_batch_size: int = 1000
+    lifecycle_day_seconds: float = 86400
 
     @property
     def endpoint(self) -> str:
@@ -127,4 +132,7 @@ class Settings:
             max_connections_per_client=int(os.environ.get("AISTOR_MAX_CONNECTIONS_PER_CLIENT", "512")),
             header_timeout_seconds=float(os.environ.get("AISTOR_HEADER_TIMEOUT", "30")),
             body_timeout_seconds=float(os.environ.get("AISTOR_BODY_TIMEOUT", "60")),
+            lifecycle_interval_seconds=float(os.environ.get("AISTOR_LIFECYCLE_INTERVAL_SECONDS", "3600")),
+            lifecycle_batch_size=int(os.environ.get("AISTOR_LIFECYCLE_BATCH_SIZE", "1000")),
+            lifecycle_day_seconds=float(os.environ.get("AISTOR_LIFECYCLE_DAY_SECONDS", "86400")),
         )

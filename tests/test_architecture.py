@@ -100,6 +100,12 @@ def s3_imports_the_catalog(importer: str, imported: str) -> bool:
     return within(importer, "s3") and within(imported, "tables")
 
 
+def lifecycle_reaches_past_the_store(importer: str, imported: str) -> bool:
+    """Lifecycle rules run over the store; the catalog and sharing reach them through Protocols."""
+    return (within(importer, "lifecycle") and ours(imported) and imported != TOP
+            and not within(imported, "lifecycle", "store", "common"))
+
+
 def imports_the_service(importer: str, imported: str) -> bool:
     """Only the package's ``__main__`` sits above the service."""
     return (within(imported, "service") and not within(importer, "service")
@@ -113,6 +119,7 @@ RULES = [
     store_looks_up,
     http_outside_the_http_layers,
     s3_imports_the_catalog,
+    lifecycle_reaches_past_the_store,
     imports_the_service,
 ]
 
@@ -143,6 +150,8 @@ def test_the_walk_sees_the_imports_it_checks():
     (f"{TOP}.sharing.service", f"{TOP}.http.small_body", http_outside_the_http_layers),
     (f"{TOP}.s3.protection", f"{TOP}.tables.errors", s3_imports_the_catalog),
     (f"{TOP}.tables.api.handlers", f"{TOP}.service.app", imports_the_service),
+    (f"{TOP}.lifecycle.live_tables", f"{TOP}.tables", lifecycle_reaches_past_the_store),
+    (f"{TOP}.lifecycle.runner", f"{TOP}.s3.errors", lifecycle_reaches_past_the_store),
 ])
 def test_each_rule_catches_what_it_forbids(importer, imported, rule):
     assert rule(importer, imported)
@@ -155,6 +164,7 @@ def test_each_rule_catches_what_it_forbids(importer, imported, rule):
     (f"{TOP}.store.documents", f"{TOP}.store.keyring"),
     (f"{TOP}.tables.api.handlers", "tornado.ioloop"),
     (f"{TOP}.__main__", f"{TOP}.service.cli"),
+    (f"{TOP}.lifecycle.state", f"{TOP}.store.documents"),
 ])
 def test_allowed_arrows_pass(importer, imported):
     assert not any(rule(importer, imported) for rule in RULES)

@@ -13,6 +13,8 @@ operation to the service, add its column here.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import time
 import uuid
@@ -117,6 +119,7 @@ def world(server):
     s3 = make_s3_client(server.endpoint)
     s3.create_bucket(Bucket=DATA_BUCKET)
     s3.put_object(Bucket=DATA_BUCKET, Key="shared/data.txt", Body=b"data")
+    s3.put_bucket_lifecycle_configuration(Bucket=DATA_BUCKET, LifecycleConfiguration={"Rules": [NEVER_RULE]})
     write_deltalake(f"s3://{DATA_BUCKET}/shared", pa.table({"id": [1, 2]}), storage_options=storage_options(server))
     assert catalog_call(server, "POST", "/v1/warehouses", {"name": WAREHOUSE})[0] in (200, 201)
     ns1_file = _create_table(server, "ns1", "t1")
@@ -171,6 +174,10 @@ def world(server):
 
 
 SHARED_TABLE = "/delta-sharing/shares/{share}/schemas/sales/tables/data"
+# A lifecycle rule that touches nothing of the data bucket, and its document as PUT ?lifecycle sends it.
+NEVER_RULE = {"ID": "never", "Prefix": "nothing-here/", "Status": "Enabled", "Expiration": {"Days": 3650}}
+LIFECYCLE = (b"<LifecycleConfiguration><Rule><ID>never</ID><Prefix>nothing-here/</Prefix><Status>Enabled</Status>"
+             b"<Expiration><Days>3650</Days></Expiration></Rule></LifecycleConfiguration>")
 OPERATIONS = [
     Operation("list buckets", "s3", "GET", "/"),
     Operation("list data bucket", "s3", "GET", f"/{DATA_BUCKET}?list-type=2"),
@@ -186,6 +193,9 @@ OPERATIONS = [
     # Neither changes the data bucket: it has no default encryption to get (404) or delete.
     Operation("get bucket encryption", "s3", "GET", f"/{DATA_BUCKET}?encryption"),
     Operation("delete bucket encryption", "s3", "DELETE", f"/{DATA_BUCKET}?encryption"),
+    Operation("put bucket lifecycle", "s3", "PUT", f"/{DATA_BUCKET}?lifecycle", LIFECYCLE,
+              {"Content-MD5": base64.b64encode(hashlib.md5(LIFECYCLE).digest()).decode()}),
+    Operation("get bucket lifecycle", "s3", "GET", f"/{DATA_BUCKET}?lifecycle"),
     Operation("get ns1 table file", "s3", "GET", f"/{WAREHOUSE}/{{ns1_file}}"),
     Operation("get ns2 table file", "s3", "GET", f"/{WAREHOUSE}/{{ns2_file}}"),
     Operation("list system bucket", "system", "GET", f"/{SYSTEM_BUCKET}?list-type=2"),
@@ -228,6 +238,9 @@ MATRIX = {
     # by the built-in readonly policy.
     "get bucket encryption": [404, 403, 404, 404, 403, 403, 400, 400, 400, 400],
     "delete bucket encryption": [204, 403, 204, 204, 403, 403, 400, 400, 400, 400],
+    # s3:PutLifecycleConfiguration and s3:GetLifecycleConfiguration: not granted by the built-in readonly policy.
+    "put bucket lifecycle":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    "get bucket lifecycle":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
     "get ns1 table file":    [200, 200, 200, 200, 200, 200, 400, 400, 400, 400],
     "get ns2 table file":    [200, 200, 200, 200, 200, 403, 400, 400, 400, 400],
     "list system bucket":    [404, 404, 404, 404, 404, 404, 404, 404, 404, 404],

@@ -6,7 +6,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import attributes_ops, bucket_ops, encryption_ops, multipart_ops, object_ops, versioning_ops
+from . import (
+    attributes_ops,
+    bucket_ops,
+    encryption_ops,
+    lifecycle_ops,
+    multipart_ops,
+    object_ops,
+    versioning_ops,
+)
 from .errors import S3Error
 
 if TYPE_CHECKING:
@@ -35,6 +43,16 @@ DELETE_OBJECTS = Operation("DeleteObjects", None, object_ops.delete_objects, XML
 GET_VERSIONING = Operation("GetBucketVersioning", "s3:GetBucketVersioning", versioning_ops.get_versioning)
 PUT_VERSIONING = Operation("PutBucketVersioning", "s3:PutBucketVersioning", versioning_ops.put_versioning, XML_BODY)
 LIST_VERSIONS = Operation("ListObjectVersions", "s3:ListBucketVersions", versioning_ops.list_versions)
+GET_LIFECYCLE = Operation(
+    "GetBucketLifecycleConfiguration", "s3:GetLifecycleConfiguration", lifecycle_ops.get_lifecycle
+)
+PUT_LIFECYCLE = Operation(
+    "PutBucketLifecycleConfiguration", "s3:PutLifecycleConfiguration", lifecycle_ops.put_lifecycle, XML_BODY
+)
+# S3 authorizes removing the configuration as putting one.
+DELETE_LIFECYCLE = Operation(
+    "DeleteBucketLifecycle", "s3:PutLifecycleConfiguration", lifecycle_ops.delete_lifecycle
+)
 PUT_ENCRYPTION = Operation(
     "PutBucketEncryption", "s3:PutEncryptionConfiguration", encryption_ops.put_bucket_encryption, XML_BODY
 )
@@ -77,6 +95,9 @@ _BUCKET_SUBRESOURCES = {
     ("GET", "versioning"): GET_VERSIONING,
     ("PUT", "versioning"): PUT_VERSIONING,
     ("GET", "versions"): LIST_VERSIONS,
+    ("GET", "lifecycle"): GET_LIFECYCLE,
+    ("PUT", "lifecycle"): PUT_LIFECYCLE,
+    ("DELETE", "lifecycle"): DELETE_LIFECYCLE,
     ("PUT", "encryption"): PUT_ENCRYPTION,
     ("GET", "encryption"): GET_ENCRYPTION,
     ("DELETE", "encryption"): DELETE_ENCRYPTION,

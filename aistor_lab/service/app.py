@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tornado.web import Application
 
-from ..admin import iam_handlers
+from ..admin import iam_handlers, lifecycle_handlers
 from ..admin import sharing_handlers as sharing_admin_handlers
 from ..http.limits import (
     DEFAULT_BODY_LIMIT,
@@ -23,6 +23,7 @@ from ..http.limits import (
     keep_alive_hint,
 )
 from ..iam import IAM
+from ..lifecycle import LifecycleRunner, LiveTables
 from ..s3 import S3Handler
 from ..s3.protection import TableGuard
 from ..settings import Settings
@@ -32,6 +33,7 @@ from ..store import LocalStore, ObjectStore, RemoteS3Store
 from ..tables import Catalog
 from ..tables.api import handlers as catalog_handlers
 from ..tls import server_context
+from .background import every
 from .health import ROUTES as HEALTH_ROUTES
 from .health import HealthHandler
 
@@ -52,6 +54,7 @@ class Services:
     table_guard: TableGuard
     executor: ThreadPoolExecutor
     sharing: SharingService
+    lifecycle: LifecycleRunner
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=True)
@@ -77,6 +80,7 @@ def open_services(settings: Settings) -> Services:
     # Engines whose AWS SDK needs a region for S3FileIO (Spark with the documented configuration,
     # which sets none) take it from the catalog's config defaults.
     catalog = Catalog(store, config_defaults={"client.region": settings.region})
+    sharing = SharingService(store, catalog, settings)
     return Services(
         settings=settings,
         store=store,
@@ -84,7 +88,9 @@ def open_services(settings: Settings) -> Services:
         catalog=catalog,
         table_guard=TableGuard(catalog, store),
         executor=ThreadPoolExecutor(max_workers=16, thread_name_prefix="store"),
-        sharing=SharingService(store, catalog, settings),
+        sharing=sharing,
+        lifecycle=LifecycleRunner(store, LiveTables(catalog, sharing), day_seconds=settings.lifecycle_day_seconds,
+                                  batch_size=settings.lifecycle_batch_size),
     )
 
 
@@ -101,6 +107,7 @@ def make_app(services: Services) -> Application:
     kwargs = {"services": services}
     routes = [(pattern, HealthHandler, kwargs) for pattern in HEALTH_ROUTES]
     routes += sharing_admin_handlers.routes(services)  # before the IAM API's catch-all
+    routes += lifecycle_handlers.routes(services)  # so is this
     routes += iam_handlers.routes(services)
     routes += catalog_handlers.routes(services)
     routes += sharing_handlers.routes(services)
@@ -143,13 +150,17 @@ async def serve(settings: Settings, ready=None) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
     watching = asyncio.create_task(watch_parent(settings.parent_pid, stopping)) if settings.parent_pid else None
+    lifecycle = (asyncio.create_task(every(settings.lifecycle_interval_seconds, services.lifecycle.run_once,
+                                           services.executor, stopping))
+                 if settings.lifecycle_interval_seconds > 0 else None)
     log.info("aistor-lab serving S3 at %s (data in %s)", settings.endpoint, settings.store_endpoint or settings.data_dir)
     if ready is not None:
         ready(settings)
     await stopping.wait()
     log.info("aistor-lab stopping")
-    if watching is not None:
-        watching.cancel()
+    for task in (watching, lifecycle):
+        if task is not None:
+            task.cancel()
     server.stop()
     try:
         await asyncio.wait_for(server.close_all_connections(), timeout=5)

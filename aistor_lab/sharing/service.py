@@ -190,6 +190,11 @@ class SharingService:
             raise UnsupportedOperation("UniForm (Iceberg) tables cannot be served by this server yet") from None
         return IcebergSource(self._catalog, self._store, spec.warehouse, list(spec.namespace), spec.table)
 
+    def delta_table_locations(self) -> list[str]:
+        """Where every shared Delta table lives (``s3://BUCKET/PATH``): lifecycle rules leave them alone."""
+        return sorted({spec.location for share in self.shares.list() for _, spec in share.all_tables()
+                       if spec.kind == DELTA})
+
     # -- administration -----------------------------------------------------------------------
     def remove_share(self, name: str) -> dict:
         """Remove a share with its tokens and OAuth clients."""

@@ -1,0 +1,51 @@
+"""Bucket lifecycle: PutBucketLifecycleConfiguration, GetBucketLifecycleConfiguration and
+DeleteBucketLifecycle (``?lifecycle``). The configuration is validated by ``aistor_lab.lifecycle``,
+kept with the bucket as the document GET answers, and applied by the service's background runner.
+
+As S3 requires, a PUT carries an integrity check of its body: Content-MD5 or a flexible checksum
+(boto3 sends one of them by itself); both are verified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+from ..lifecycle import CONFIG_NAME, LifecycleError, parse, to_xml
+from .checksums import BodyChecksums, requested_algorithms
+from .errors import S3Error
+
+if TYPE_CHECKING:
+    from .handler import S3Handler
+
+
+async def put_lifecycle(req: S3Handler) -> None:
+    body = bytes(req.body)
+    _check_integrity(req, body)
+    try:
+        document = to_xml(parse(body))
+    except LifecycleError as exc:
+        raise S3Error(exc.code, exc.message) from None
+    await req.run_blocking(req.store.put_bucket_config, req.bucket, CONFIG_NAME, document)
+    req.send_empty()
+
+
+async def get_lifecycle(req: S3Handler) -> None:
+    document = await req.run_read(req.store.get_bucket_config, req.bucket, CONFIG_NAME)
+    if document is None:
+        raise S3Error("NoSuchLifecycleConfiguration", "The lifecycle configuration does not exist", 404)
+    req.send_xml(document)
+
+
+async def delete_lifecycle(req: S3Handler) -> None:
+    await req.run_blocking(req.store.put_bucket_config, req.bucket, CONFIG_NAME, None)
+    req.send_empty(204)
+
+
+def _check_integrity(req: S3Handler, body: bytes) -> None:
+    headers = req.request.headers
+    if "Content-MD5" not in headers and not requested_algorithms(headers):
+        raise S3Error("InvalidRequest", "Missing required header for this request: Content-MD5")
+    checksums = BodyChecksums(headers)
+    checksums.update(body)
+    checksums.verify(req.trailers, hashlib.md5(body).hexdigest())
