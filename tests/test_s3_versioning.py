@@ -394,6 +394,24 @@ def test_delete_objects_with_versions(server, s3, bucket):
     assert error_of(s3.get_object, Bucket=bucket, Key="k")["code"] == "NoSuchKey"
 
 
+def test_conditional_deletes_in_a_batch(s3, bucket):
+    enable(s3, bucket)
+    put = s3.put_object(Bucket=bucket, Key="k", Body=b"x")
+    refused = s3.delete_objects(Bucket=bucket, Delete={"Objects": [
+        {"Key": "k", "VersionId": put["VersionId"], "ETag": '"0"'},
+        {"Key": "k", "VersionId": put["VersionId"], "Size": 1},  # a condition this server cannot check
+    ]})
+    assert [error["Code"] for error in refused["Errors"]] == ["PreconditionFailed", "NotImplemented"]
+    assert body(s3, bucket, "k", put["VersionId"]) == b"x"
+    done = s3.delete_objects(Bucket=bucket, Delete={"Objects": [
+        {"Key": "k", "VersionId": put["VersionId"], "ETag": put["ETag"]}]})
+    assert done["Deleted"][0]["VersionId"] == put["VersionId"] and "Errors" not in done
+    # nor does a single delete drop a condition it cannot check
+    s3.put_object(Bucket=bucket, Key="k", Body=b"x")
+    assert error_of(s3.delete_object, Bucket=bucket, Key="k", IfMatchSize=1)["code"] == "NotImplemented"
+    assert body(s3, bucket, "k") == b"x"
+
+
 def test_delete_objects_reports_an_empty_version_id_per_key(server, s3, bucket):
     enable(s3, bucket)
     s3.put_object(Bucket=bucket, Key="k", Body=b"kept")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..http.limits import StallWatch
-from ..store import MAX_PART_NUMBER, DeleteMarkerVersion, DeleteResult, NoSuchKey, ObjectInfo
+from ..store import MAX_PART_NUMBER, DeleteMarkerVersion, DeleteResult, NoSuchKey, ObjectInfo, WriteCondition
 from .checksums import HEADER_PREFIX
 from .errors import S3Error
 from .names import check_bucket_name, check_key, check_visible_bucket, decode_wire
@@ -189,13 +189,13 @@ async def delete_object(req: S3Handler) -> None:
 async def delete_objects(req: S3Handler) -> None:
     root = parse_xml(bytes(req.body), "Delete")
     quiet = (child_text(root, "Quiet") or "").strip().lower() == "true"
-    objects = [(child_text(element, "Key"), child_text(element, "VersionId")) for element in root.findall("Object")]
-    if not objects or len(objects) > MAX_DELETE_KEYS or any(key is None for key, _ in objects):
+    objects = [_ObjectToDelete.of(element) for element in root.findall("Object")]
+    if not objects or len(objects) > MAX_DELETE_KEYS or any(entry.key is None for entry in objects):
         raise S3Error("MalformedXML", f"A Delete request names 1 to {MAX_DELETE_KEYS} objects, each with a Key.")
     await req.run_blocking(req.store.get_bucket, req.bucket)
     outcomes = await req.run_blocking(_delete_each, req, objects)
     xml = XmlWriter("DeleteResult")
-    for (key, version_id), outcome in zip(objects, outcomes, strict=True):
+    for (key, version_id, *_), outcome in zip(objects, outcomes, strict=True):
         if isinstance(outcome, S3Error):
             xml.open("Error").element("Key", key).element("VersionId", version_id).element("Code", outcome.code)
             xml.element("Message", outcome.message).close("Error")
@@ -208,15 +208,30 @@ async def delete_objects(req: S3Handler) -> None:
     req.send_xml(xml.to_bytes())
 
 
-def _delete_each(req: S3Handler, objects: list[tuple[str, str | None]]) -> list[DeleteResult | S3Error]:
+class _ObjectToDelete(NamedTuple):
+    key: str | None
+    version_id: str | None
+    etag: str | None  # deleted only if it still has this ETag
+    unchecked: bool  # names a condition only directory buckets check (LastModifiedTime, Size)
+
+    @classmethod
+    def of(cls, element) -> _ObjectToDelete:
+        unchecked = any(element.find(tag) is not None for tag in ("LastModifiedTime", "Size"))
+        return cls(child_text(element, "Key"), child_text(element, "VersionId"), child_text(element, "ETag"), unchecked)
+
+
+def _delete_each(req: S3Handler, objects: list[_ObjectToDelete]) -> list[DeleteResult | S3Error]:
     outcomes: list[DeleteResult | S3Error] = []
-    for key, version_id in objects:
+    for key, version_id, etag, unchecked in objects:
         try:
+            if unchecked:
+                raise S3Error("NotImplemented", "Deletes conditional on LastModifiedTime or Size are not implemented.")
             if version_id is not None:
                 check_version_id(version_id)
             req.authorize("s3:DeleteObject" if version_id is None else "s3:DeleteObjectVersion", req.bucket, key)
             req.services.table_guard.check_delete(req.bucket, key, version_id)
-            outcomes.append(req.store.delete_object(req.bucket, key, version_id=version_id))
+            condition = None if etag is None else WriteCondition(if_match=etag)
+            outcomes.append(req.store.delete_object(req.bucket, key, condition, version_id=version_id))
         except Exception as exc:  # noqa: BLE001 - one key's failure is reported in its entry
             outcomes.append(S3Error.from_exception(exc))
     return outcomes

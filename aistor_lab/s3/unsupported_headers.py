@@ -14,6 +14,9 @@ CreateMultipartUpload, UploadPart and UploadPartCopy are refused with the error 
 - ``x-amz-acl`` other than private or bucket-owner-full-control (what every object here is), and
   ``x-amz-grant-*``: ``AccessControlListNotSupported``, as AWS answers when a bucket's ACLs are off.
 
+On DeleteObject, ``x-amz-if-match-last-modified-time`` and ``x-amz-if-match-size`` (conditions S3
+checks only in directory buckets) answer ``NotImplemented``: a delete must not ignore its condition.
+
 Accepted as they are: ``x-amz-tagging-directive`` (an object has no tags to copy or replace),
 ``x-amz-request-payer`` (no bucket is requester-pays) and ``x-amz-expected-bucket-owner`` /
 ``x-amz-source-expected-bucket-owner`` (every bucket has the one owner).
@@ -36,9 +39,15 @@ _NOT_IMPLEMENTED_PREFIXES = (
 )
 _NOT_IMPLEMENTED = frozenset({"x-amz-website-redirect-location", "x-amz-tagging", "x-amz-write-offset-bytes"})
 _OWNER_ONLY_ACLS = frozenset({"private", "bucket-owner-full-control"})
+_DELETE_CONDITIONS = ("x-amz-if-match-last-modified-time", "x-amz-if-match-size")
 
 
 def refuse_unsupported_headers(operation: str, headers: Mapping[str, str]) -> None:
+    if operation == "DeleteObject":
+        for name in _DELETE_CONDITIONS:
+            if headers.get(name) is not None:
+                raise S3Error("NotImplemented", f"A header you provided implies functionality that is not "
+                              f"implemented: {name}.")  # fmt: skip
     if operation not in WRITE_OPERATIONS:
         return
     for name in headers:
