@@ -246,7 +246,9 @@ class LocalStore(ObjectStore):
             if condition:
                 try:
                     etag = txn.object(bucket, key, version_id=version_id).info.etag
-                except (NoSuchVersion, DeleteMarkerVersion):
+                except NoSuchVersion:
+                    return DeleteResult(False, version_id)  # nothing to remove, nothing to check
+                except DeleteMarkerVersion:
                     etag = None
                 check_condition(condition, etag, key)
             return txn.delete_version(
@@ -342,10 +344,13 @@ class LocalStore(ObjectStore):
 
             first = []
             if version_id_marker and marker.startswith(prefix_bytes):
-                # The marker key's versions older than the marker version come first.
+                # The marker key's versions older than the marker version come first. A marker version
+                # removed since (as by a client deleting each page it lists) gives all of the key's.
                 position = reader.version_position(bucket, marker, version_id_marker)
                 if position is not None:
                     first = reader.version_rows(bucket, marker, False, below, max_keys + 1, below_id=position)
+                else:
+                    first = reader.version_rows(bucket, marker, True, marker + b"\0", max_keys + 1)
             first += scan(*start_bound(marker, prefix_bytes, delimiter_bytes), max_keys + 1)
             page = roll_up(first, scan, prefix_bytes, delimiter_bytes, max_keys)
         if not page.is_truncated:
