@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
-from ..store import ObjectVersion, UploadInfo
+from ..store import ObjectInfo, ObjectVersion, UploadInfo
 from .rules import Rule, due_after_days
 
 EXPIRE_CURRENT = "expire current version"
@@ -92,6 +92,13 @@ def key_actions(rules: list[Rule], versions: list[ObjectVersion], now: float, da
         if rule is not None:
             actions.append(Action(DELETE_NONCURRENT, key, version.info.version_id, "", rule.id))
     return actions
+
+
+def current_expiry(rules: list[Rule], info: ObjectInfo, day_seconds: float) -> tuple[float, str] | None:
+    """When the current version ``info`` falls due, and by which rule (the earliest due)."""
+    dues = [(due, rule.id) for rule in rules if rule.matches(info.key, info.size)
+            and (due := _current_due(rule, info.last_modified, day_seconds)) is not None]
+    return min(dues) if dues else None
 
 
 def upload_due(rules: list[Rule], upload: UploadInfo, now: float, day_seconds: float) -> Rule | None:

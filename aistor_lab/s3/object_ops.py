@@ -10,6 +10,7 @@ from ..http.limits import StallWatch
 from ..store import MAX_PART_NUMBER, DeleteMarkerVersion, DeleteResult, NoSuchKey, ObjectInfo, WriteCondition
 from .checksums import HEADER_PREFIX
 from .errors import S3Error
+from .lifecycle_ops import set_expiration_header
 from .names import check_bucket_name, check_key, check_visible_bucket, decode_wire
 from .object_versions import (
     check_version_id,
@@ -90,6 +91,7 @@ async def put_object(req: S3Handler) -> None:
     req.set_header("ETag", f'"{info.etag}"')
     set_written_version(req, info.version_id)
     set_checksum_headers(req, checksums)
+    await set_expiration_header(req, info)
     req.send_empty()
 
 
@@ -124,6 +126,7 @@ async def get_object(req: S3Handler) -> None:
         else:
             byte_range = parse_range(req.request.headers.get("Range"), info.size)
         _set_object_headers(req, info)
+        await set_expiration_header(req, info)
         start, end = byte_range or (0, info.size)
         if byte_range is not None:
             req.set_status(206)
