@@ -73,14 +73,17 @@ def eventually(condition, what: str, timeout: float = PATIENCE):
 
 def test_current_versions_expire_by_days_and_date_within_their_prefix(server, s3):
     bucket = new_bucket(s3)
-    for key in ("logs/a", "logs/b", "dated/c", "future/d", "keep/e", "other"):
+    for key in ("logs/a", "logs/b", "dated/c", "future/d", "keep/e", "other", "tagged/f"):
         s3.put_object(Bucket=bucket, Key=key, Body=b"x")
     put_rules(s3, bucket,
               {"ID": "logs", "Filter": {"Prefix": "logs/"}, "Status": "Enabled", "Expiration": {"Days": 1}},
+              # Objects carry no tags here: a tag filter matches nothing.
+              {"ID": "tagged", "Filter": {"And": {"Prefix": "tagged/", "Tags": [{"Key": "k", "Value": "v"}]}},
+               "Status": "Enabled", "Expiration": {"Days": 1}},
               {"ID": "dated", "Prefix": "dated/", "Status": "Enabled", "Expiration": {"Date": "2015-01-01"}},
               {"ID": "future", "Prefix": "future/", "Status": "Enabled", "Expiration": {"Date": "2100-01-01"}},
               {"ID": "off", "Prefix": "keep/", "Status": "Disabled", "Expiration": {"Days": 1}})
-    eventually(lambda: keys(s3, bucket) == ["future/d", "keep/e", "other"], "logs/ and dated/ expire")
+    eventually(lambda: keys(s3, bucket) == ["future/d", "keep/e", "other", "tagged/f"], "logs/ and dated/ expire")
     last = report(server, bucket)["lastRun"]
     assert last["walkComplete"] and last["skipped"] == 0
 

@@ -81,8 +81,9 @@ def key_actions(rules: list[Rule], versions: list[ObjectVersion], now: float, da
         if len(versions) == 1 and (rule := _first_due(
                 rules, key, None, now, lambda r: _marker_due(r, latest.info.last_modified, day_seconds))):
             actions.append(Action(REMOVE_DELETE_MARKER, key, latest.info.version_id, "", rule.id))
-    elif rule := _first_due(rules, key, latest.info.size, now,
-                            lambda r: _current_due(r, latest.info.last_modified, day_seconds)):
+    # A version written after the run began (after it looked for live tables) waits for the next run.
+    elif latest.info.last_modified <= now and (rule := _first_due(
+            rules, key, latest.info.size, now, lambda r: _current_due(r, latest.info.last_modified, day_seconds))):
         actions.append(Action(EXPIRE_CURRENT, key, latest.info.version_id, latest.info.etag, rule.id))
     for newer_noncurrent, (successor, version) in enumerate(pairwise(versions)):
         size = None if version.is_delete_marker else version.info.size

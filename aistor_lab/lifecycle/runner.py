@@ -21,14 +21,13 @@ from ..store import (
     ObjectStore,
     ObjectVersion,
     PreconditionFailed,
-    StoreError,
     WriteCondition,
 )
 from .evaluation import DELETE_NONCURRENT, EXPIRE_CURRENT, Action, key_actions, upload_due
 from .live_tables import LiveTables, protection
 from .rules import Configuration, Rule
 from .state import BucketStates
-from .xml_config import LifecycleError, parse
+from .xml_config import parse
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +54,7 @@ class LifecycleRunner:
                     self.run_bucket(bucket.name, parse(document))
             except NoSuchBucket:
                 continue  # deleted meanwhile
-            except (StoreError, LifecycleError, OSError):
+            except Exception:  # one bucket's failure (its tables unreadable, ...) must not stop the others
                 log.exception("lifecycle run of bucket %s failed; the next run tries again", bucket.name)
 
     def report(self, bucket: str) -> dict | None:
