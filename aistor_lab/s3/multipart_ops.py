@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from .checksums import HEADER_PREFIX, composite, normalize_algorithm
 from .errors import S3Error
 from .names import check_key
+from .object_lock_ops import lock_of_write
 from .object_ops import (
     copy_source_info,
     object_attributes,
@@ -35,6 +36,7 @@ async def create_upload(req: S3Handler) -> None:
     check_key(req.key)
     content_type, metadata, stored = object_attributes(req.request.headers)
     algorithm = normalize_algorithm(req.request.headers.get("x-amz-checksum-algorithm"))
+    lock = await lock_of_write(req)
     upload = await req.run_blocking(
         req.store.create_multipart_upload,
         req.bucket,
@@ -43,6 +45,7 @@ async def create_upload(req: S3Handler) -> None:
         metadata=metadata,
         headers=stored,
         checksum_algorithm=algorithm,
+        lock=lock,
     )
     if algorithm:
         req.set_header("x-amz-checksum-algorithm", algorithm.upper())

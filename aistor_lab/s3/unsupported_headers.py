@@ -7,8 +7,10 @@ CreateMultipartUpload, UploadPart and UploadPartCopy are refused with the error 
 - ``x-amz-storage-class`` other than STANDARD: ``InvalidStorageClass`` (there is one class).
 - ``x-amz-server-side-encryption*`` and ``x-amz-copy-source-server-side-encryption-customer-*``
   (SSE-S3, SSE-KMS, SSE-C, bucket keys): ``NotImplemented``, as there is no encryption at rest yet.
-- ``x-amz-object-lock-*``: ``InvalidRequest``, what AWS answers for a bucket without Object Lock
-  (no bucket here has it).
+- ``x-amz-object-lock-*`` on UploadPart and UploadPartCopy, which lock nothing (an upload's lock is
+  given when it is created): ``InvalidRequest``. PutObject, CopyObject and CreateMultipartUpload
+  honour them (object_lock_ops.py), and refuse them in a bucket without Object Lock (InvalidRequest,
+  as AWS).
 - ``x-amz-website-redirect-location`` (no website hosting), ``x-amz-tagging`` (no object tags) and
   ``x-amz-write-offset-bytes`` (appends): ``NotImplemented``.
 - ``x-amz-acl`` other than private or bucket-owner-full-control (what every object here is), and
@@ -38,6 +40,7 @@ _NOT_IMPLEMENTED_PREFIXES = (
     "x-amz-copy-source-server-side-encryption",
 )
 _NOT_IMPLEMENTED = frozenset({"x-amz-website-redirect-location", "x-amz-tagging", "x-amz-write-offset-bytes"})
+_LOCKING_OPERATIONS = frozenset({"PutObject", "CopyObject", "CreateMultipartUpload"})
 _OWNER_ONLY_ACLS = frozenset({"private", "bucket-owner-full-control"})
 _DELETE_CONDITIONS = ("x-amz-if-match-last-modified-time", "x-amz-if-match-size")
 
@@ -57,8 +60,8 @@ def refuse_unsupported_headers(operation: str, headers: Mapping[str, str]) -> No
                 "NotImplemented",
                 f"A header you provided implies functionality that is not implemented: {lower}.",
             )
-        if lower.startswith("x-amz-object-lock-"):
-            raise S3Error("InvalidRequest", "Bucket is missing Object Lock Configuration")
+        if lower.startswith("x-amz-object-lock-") and operation not in _LOCKING_OPERATIONS:
+            raise S3Error("InvalidRequest", f"{lower} is given when the object or upload is created, not here.")
         if lower.startswith("x-amz-grant-"):
             raise S3Error("AccessControlListNotSupported", "The bucket does not allow ACLs")
     storage_class = headers.get("x-amz-storage-class")
