@@ -11,6 +11,7 @@ from urllib.parse import quote
 from ..store import ObjectInfo
 from .errors import S3Error
 from .names import check_bucket_name
+from .object_lock_ops import enable_on_new_bucket, object_lock_requested
 from .xmlio import XmlWriter, iso8601, parse_xml
 
 if TYPE_CHECKING:
@@ -42,7 +43,10 @@ async def create_bucket(req: S3Handler) -> None:
     check_bucket_name(req.bucket)
     if req.body.strip():
         parse_xml(bytes(req.body), "CreateBucketConfiguration")  # location is accepted and ignored
-    await req.run_blocking(req.store.create_bucket, req.bucket)
+    if object_lock_requested(req):
+        await enable_on_new_bucket(req)
+    else:
+        await req.run_blocking(req.store.create_bucket, req.bucket)
     req.set_header("Location", "/" + req.bucket)
     req.send_empty()
 

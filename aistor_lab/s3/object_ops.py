@@ -12,6 +12,7 @@ from .checksums import HEADER_PREFIX
 from .errors import S3Error
 from .lifecycle_ops import set_expiration_header
 from .names import check_bucket_name, check_key, check_visible_bucket, decode_wire
+from .object_lock_ops import governance_bypass, lock_of_write, set_lock_headers
 from .object_versions import (
     check_version_id,
     read_object,
@@ -75,6 +76,7 @@ async def put_object(req: S3Handler) -> None:
         await req.run_read(req.services.table_guard.check_write, req.bucket, req.key, staging.size)
         checksums = req.checksums.verify(req.trailers, staging.md5_hex())
         content_type, metadata, stored = object_attributes(req.request.headers)
+        lock = await lock_of_write(req)
         info = await req.run_blocking(
             req.store.put_object,
             req.bucket,
@@ -85,6 +87,7 @@ async def put_object(req: S3Handler) -> None:
             headers=stored,
             checksums=checksums,
             condition=write_condition(req.request.headers),
+            lock=lock,
         )
     finally:
         staging.discard()
@@ -107,6 +110,7 @@ def _set_object_headers(req: S3Handler, info: ObjectInfo) -> None:
         req.set_header(META_PREFIX + name, value)
     if info.parts_count:
         req.set_header("x-amz-mp-parts-count", str(info.parts_count))
+    set_lock_headers(req, info.lock)
     for query_name, header in RESPONSE_OVERRIDES.items():
         if query_name in req.query:
             req.set_header(header, req.query[query_name])
@@ -183,7 +187,8 @@ async def delete_object(req: S3Handler) -> None:
     version_id = requested_version(req)
     await req.run_read(req.services.table_guard.check_delete, req.bucket, req.key, version_id)
     result = await req.run_blocking(
-        req.store.delete_object, req.bucket, req.key, write_condition(req.request.headers), version_id=version_id
+        req.store.delete_object, req.bucket, req.key, write_condition(req.request.headers), version_id=version_id,
+        bypass_governance=version_id is not None and governance_bypass(req, req.key),
     )
     set_delete_headers(req, result)
     req.send_empty(204)
@@ -234,7 +239,10 @@ def _delete_each(req: S3Handler, objects: list[_ObjectToDelete]) -> list[DeleteR
             req.authorize("s3:DeleteObject" if version_id is None else "s3:DeleteObjectVersion", req.bucket, key)
             req.services.table_guard.check_delete(req.bucket, key, version_id)
             condition = None if etag is None else WriteCondition(if_match=etag)
-            outcomes.append(req.store.delete_object(req.bucket, key, condition, version_id=version_id))
+            bypass = version_id is not None and governance_bypass(req, key)
+            outcomes.append(
+                req.store.delete_object(req.bucket, key, condition, version_id=version_id, bypass_governance=bypass)
+            )
         except Exception as exc:  # noqa: BLE001 - one key's failure is reported in its entry
             outcomes.append(S3Error.from_exception(exc))
     return outcomes
@@ -293,6 +301,7 @@ async def copy_object(req: S3Handler) -> None:
             "changing the object's metadata.",
         )
     await req.run_read(req.services.table_guard.check_write, req.bucket, req.key, source_info.size)
+    lock = await lock_of_write(req)
     replace = {}
     if directive == "REPLACE":
         content_type, metadata, stored = object_attributes(req.request.headers)
@@ -305,6 +314,7 @@ async def copy_object(req: S3Handler) -> None:
         req.key,
         condition=write_condition(req.request.headers),
         src_version_id=source.version_id,
+        lock=lock,
         **replace,
     )
     set_written_version(req, info.version_id)
