@@ -6,6 +6,7 @@ governance bypass with its permission, and the refusals S3 gives."""
 from __future__ import annotations
 
 import io
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlparse
@@ -17,7 +18,14 @@ from minio.commonconfig import GOVERNANCE
 from minio.error import S3Error as MinioError
 from minio.retention import Retention
 
+from aistor_lab.lifecycle.live_tables import LiveTables
+from aistor_lab.lifecycle.runner import CONFIG_NAME as LIFECYCLE_CONFIG
+from aistor_lab.lifecycle.runner import LifecycleRunner
+from aistor_lab.store import NoSuchVersion, ObjectLock
+from aistor_lab.store.local import LocalStore
+
 from .conftest import ROOT_PASSWORD, ROOT_USER, make_s3_client, make_user
+from .test_store_contract import put
 
 LATER = datetime(2099, 1, 1, tzinfo=UTC)
 LOCKED_MESSAGE = "Access Denied because object protected by object lock."
@@ -285,3 +293,30 @@ def test_the_minio_sdk_locks_and_reads_locks(server):
     with pytest.raises(MinioError) as excinfo:
         client.remove_object(name, "k", version_id=result.version_id)
     assert excinfo.value.code == "AccessDenied"
+
+
+# -- lifecycle -------------------------------------------------------------------------------------
+def test_lifecycle_rules_leave_locked_versions_and_report_them(tmp_path):
+    """A noncurrent version under a legal hold is due by its rule, yet stays: the run reports the skip."""
+    store = LocalStore(tmp_path / "store")
+    try:
+        store.create_bucket("locked", object_lock=True)
+        held = put(store, "locked", "k", b"old", lock=ObjectLock(legal_hold=True))
+        free = put(store, "locked", "other", b"old")
+        put(store, "locked", "k", b"new")
+        put(store, "locked", "other", b"new")
+        rule = (b"<LifecycleConfiguration><Rule><ID>old</ID><Filter><Prefix></Prefix></Filter><Status>Enabled"
+                b"</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays>"
+                b"</NoncurrentVersionExpiration></Rule></LifecycleConfiguration>")
+        store.put_bucket_config("locked", LIFECYCLE_CONFIG, rule)
+        runner = LifecycleRunner(store, LiveTables(None, None), clock=lambda: time.time() + 3 * 86400)
+        runner.run_once()
+        last = runner.report("locked")["lastRun"]
+        assert (last["noncurrentDeleted"], last["skipped"]) == (1, 1)
+        assert [(s["key"], s["versionId"]) for s in last["skippedFiles"]] == [("k", held.version_id)]
+        assert last["skippedFiles"][0]["reason"].startswith("object lock")
+        assert store.get_object_info("locked", "k", held.version_id).lock.legal_hold
+        with pytest.raises(NoSuchVersion):
+            store.get_object_info("locked", "other", free.version_id)
+    finally:
+        store.close()

@@ -18,6 +18,7 @@ from ..store import (
     NoSuchBucket,
     NoSuchKey,
     NoSuchUpload,
+    ObjectLocked,
     ObjectStore,
     ObjectVersion,
     PreconditionFailed,
@@ -132,6 +133,9 @@ class LifecycleRunner:
                 self.store.delete_object(run.bucket, action.key, version_id=action.version_id)
         except (PreconditionFailed, NoSuchKey):
             return  # changed meanwhile; the next run judges it again
+        except ObjectLocked as exc:
+            run.skip(action, f"object lock: {exc}")  # a rule never bypasses a retention or legal hold
+            return
         run.count(_COUNTERS.get(action.kind, "deleteMarkersRemoved"))
 
     # -- multipart uploads -------------------------------------------------------------------
