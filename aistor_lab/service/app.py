@@ -92,7 +92,7 @@ def open_services(settings: Settings) -> Services:
         sharing=sharing,
         lifecycle=LifecycleRunner(store, LiveTables(catalog, sharing), day_seconds=settings.lifecycle_day_seconds,
                                   batch_size=settings.lifecycle_batch_size),
-        lifecycle_rules=BucketRules(store, day_seconds=settings.lifecycle_day_seconds),
+        lifecycle_rules=BucketRules(store),
     )
 
 
