@@ -244,6 +244,11 @@ class S3Handler(RequestHandler):
                 raise S3Error("EntityTooLarge", "Your proposed upload exceeds the maximum allowed size.")
 
     def _small_body_follows(self) -> bool:
+        """Whether the client sends a small body whatever the answer: not one that waits for
+        ``100 Continue``, which an answer sent now spares (tornado sends 100 only to a request
+        still unanswered once its headers are handled)."""
+        if self.request.headers.get("Expect", "").lower() == "100-continue":
+            return False
         length = self.request.headers.get("Content-Length", "")
         return length.isdigit() and 0 < int(length) <= DRAIN_LIMIT
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..http.limits import StallWatch
 from ..store import MAX_PART_NUMBER, DeleteMarkerVersion, DeleteResult, NoSuchKey, ObjectInfo, WriteCondition
-from .checksums import HEADER_PREFIX
+from .checksums import HEADER_PREFIX, TYPE_HEADER, checksum_type
 from .errors import S3Error
 from .lifecycle_ops import set_expiration_header
 from .names import check_bucket_name, check_key, check_visible_bucket, decode_wire
@@ -21,7 +21,8 @@ from .object_versions import (
     set_read_version,
     set_written_version,
 )
-from .preconditions import check_read_preconditions, parse_range, write_condition
+from .preconditions import check_read_preconditions, delete_condition, parse_range, write_condition
+from .user_metadata import metadata_headers, request_metadata
 from .xmlio import XmlWriter, child_text, http_date, iso8601, parse_xml
 
 # Answers up to this size fit in a loopback or LAN socket's send buffer: their flush never waits.
@@ -30,7 +31,6 @@ UNWATCHED_ANSWER = 64 * 1024
 if TYPE_CHECKING:
     from .handler import S3Handler
 
-META_PREFIX = "x-amz-meta-"
 STORED_HEADERS = ("Cache-Control", "Content-Disposition", "Content-Encoding", "Content-Language", "Expires")
 RESPONSE_OVERRIDES = {
     "response-content-type": "Content-Type",
@@ -45,28 +45,25 @@ MAX_DELETE_KEYS = 1000
 
 def object_attributes(headers: Mapping[str, str]) -> tuple[str, dict[str, str], dict[str, str]]:
     """Content type, user metadata and stored standard headers of a write request."""
-    metadata = {
-        name.lower()[len(META_PREFIX):]: value
-        for name, value in headers.items()
-        if name.lower().startswith(META_PREFIX)
-    }
     stored = {}
     for name in STORED_HEADERS:
         value = headers.get(name)
         if name == "Content-Encoding" and value:
-            # aws-chunked is transport framing, not a property of the object.
-            value = ",".join(part for part in (p.strip() for p in value.split(",")) if part != "aws-chunked")
+            # aws-chunked is transport framing, not a property of the object: only it goes, the
+            # rest stays as sent ("deflate, gzip").
+            value = ",".join(part for part in value.split(",") if part.strip().lower() != "aws-chunked").strip()
         if value:
             stored[name] = value
-    return headers.get("Content-Type") or "binary/octet-stream", metadata, stored
+    return headers.get("Content-Type") or "binary/octet-stream", request_metadata(headers), stored
 
 
-def set_checksum_headers(req: S3Handler, checksums: Mapping[str, str]) -> None:
+def set_checksum_headers(req: S3Handler, checksums: Mapping[str, str], kind: str | None = None) -> None:
+    """The checksums and their type (``kind``, else the type of ``checksums``: a part's checksums
+    are of the type of their object's)."""
     for algorithm, value in checksums.items():
         req.set_header(HEADER_PREFIX + algorithm, value)
     if checksums:
-        composite = any("-" in value for value in checksums.values())
-        req.set_header("x-amz-checksum-type", "COMPOSITE" if composite else "FULL_OBJECT")
+        req.set_header(TYPE_HEADER, kind or checksum_type(checksums))
 
 
 async def put_object(req: S3Handler) -> None:
@@ -106,8 +103,8 @@ def _set_object_headers(req: S3Handler, info: ObjectInfo) -> None:
     set_read_version(req, info.version_id)
     for name, value in info.headers.items():
         req.set_header(name, value)
-    for name, value in info.metadata.items():
-        req.set_header(META_PREFIX + name, value)
+    for name, value in metadata_headers(info.metadata).items():
+        req.set_header(name, value)
     if info.parts_count:
         req.set_header("x-amz-mp-parts-count", str(info.parts_count))
     set_lock_headers(req, info.lock)
@@ -135,8 +132,11 @@ async def get_object(req: S3Handler) -> None:
         if byte_range is not None:
             req.set_status(206)
             req.set_header("Content-Range", f"bytes {start}-{end - 1}/{info.size}")
-        elif req.request.headers.get("x-amz-checksum-mode", "").upper() == "ENABLED":
-            set_checksum_headers(req, info.checksums)
+        if req.request.headers.get("x-amz-checksum-mode", "").upper() == "ENABLED":
+            if "partNumber" in req.query and info.parts_count:
+                set_checksum_headers(req, info.part_checksums_of(part_number(req)), checksum_type(info.checksums))
+            elif byte_range is None or "partNumber" in req.query:
+                set_checksum_headers(req, info.checksums)
         req.set_header("Content-Length", str(end - start))
         if handle is not None:
             # A client that stops reading may not hold the connection and the file open forever; an
@@ -187,7 +187,7 @@ async def delete_object(req: S3Handler) -> None:
     version_id = requested_version(req)
     await req.run_read(req.services.table_guard.check_delete, req.bucket, req.key, version_id)
     result = await req.run_blocking(
-        req.store.delete_object, req.bucket, req.key, write_condition(req.request.headers), version_id=version_id,
+        req.store.delete_object, req.bucket, req.key, delete_condition(req.request.headers), version_id=version_id,
         bypass_governance=version_id is not None and governance_bypass(req, req.key),
     )
     set_delete_headers(req, result)
