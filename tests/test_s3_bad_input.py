@@ -164,3 +164,13 @@ def test_a_refused_request_that_expects_100_continue_is_answered_before_its_body
                      "Expect: 100-continue\r\n\r\n".encode())  # fmt: skip
         answer = sock.recv(65536).decode("latin-1")
     assert answer.startswith("HTTP/1.1 403 ") and "<Code>AccessDenied</Code>" in answer
+    assert "\r\nconnection: close\r\n" in answer.lower()  # its body unread, the connection is not reused
+
+
+def test_refused_uploads_in_a_row_each_get_their_error(s3):
+    """boto3 sends PUT bodies after ``Expect: 100-continue``; each refusal closes its connection, which
+    the answer announces, so the next request goes on a new one instead of a closing one."""
+    for number in range(20):
+        with pytest.raises(ClientError) as excinfo:
+            s3.put_object(Bucket="no-such-bucket-here", Key=f"k{number}", Body=b"{}")
+        assert excinfo.value.response["Error"]["Code"] == "NoSuchBucket"
