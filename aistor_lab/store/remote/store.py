@@ -685,14 +685,10 @@ class RemoteS3Store(ObjectStore):
         version_id_marker: str = "",
         max_keys: int = 1000,
     ) -> VersionsPage:
-        params: dict[str, Any] = {"Bucket": self._remote(bucket), "Prefix": prefix, "MaxKeys": max_keys}
-        if delimiter:
-            params["Delimiter"] = delimiter
-        if key_marker:
-            params["KeyMarker"] = key_marker
-            if version_id_marker:
-                params["VersionIdMarker"] = version_id_marker
-        response = self._call("list_object_versions", missing=NoSuchBucket, **params)
+        params = self._two_marker_params(
+            bucket, prefix, delimiter, key_marker, ("VersionIdMarker", version_id_marker)
+        )
+        response = self._call("list_object_versions", missing=NoSuchBucket, MaxKeys=max_keys, **params)
         truncated = bool(response.get("IsTruncated"))
         return VersionsPage(
             listed_versions(bucket, response),
@@ -701,6 +697,20 @@ class RemoteS3Store(ObjectStore):
             response.get("NextKeyMarker") if truncated else None,
             response.get("NextVersionIdMarker") if truncated else None,
         )
+
+    def _two_marker_params(
+        self, bucket: str, prefix: str, delimiter: str, key_marker: str, second: tuple[str, str]
+    ) -> dict[str, Any]:
+        """The parameters of a listing that resumes after a key and, within it, after a second marker
+        (ListObjectVersions, ListMultipartUploads): S3 takes the second only with the first."""
+        params: dict[str, Any] = {"Bucket": self._remote(bucket), "Prefix": prefix}
+        if delimiter:
+            params["Delimiter"] = delimiter
+        if key_marker:
+            params["KeyMarker"] = key_marker
+            if second[1]:
+                params[second[0]] = second[1]
+        return params
 
     # -- multipart -------------------------------------------------------------------------
     def create_multipart_upload(
@@ -917,14 +927,12 @@ class RemoteS3Store(ObjectStore):
         max_uploads: int = 1000,
     ) -> UploadsPage:
         """Uploads as ListMultipartUploads tells them: key, id, start time and checksum algorithm."""
-        params: dict[str, Any] = {"Bucket": self._remote(bucket), "Prefix": prefix, "MaxUploads": max_uploads}
-        if delimiter:
-            params["Delimiter"] = delimiter
-        if key_marker:
-            params["KeyMarker"] = key_marker
-            if upload_id_marker:
-                params["UploadIdMarker"] = upload_id_marker
-        response = self._call("list_multipart_uploads", missing=NoSuchBucket, **params)
+        params = self._two_marker_params(
+            bucket, prefix, delimiter, key_marker, ("UploadIdMarker", upload_id_marker)
+        )
+        response = self._call(
+            "list_multipart_uploads", missing=NoSuchBucket, MaxUploads=max_uploads, **params
+        )
         uploads = [
             UploadInfo(
                 bucket,
