@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .checksums import HEADER_PREFIX, composite, normalize_algorithm
+from .encryption.answers import set_encryption_headers
 from .errors import S3Error
 from .names import check_key
 from .object_ops import (
@@ -46,6 +47,7 @@ async def create_upload(req: S3Handler) -> None:
     )
     if algorithm:
         req.set_header("x-amz-checksum-algorithm", algorithm.upper())
+    set_encryption_headers(req, upload.encryption)
     xml = XmlWriter("InitiateMultipartUploadResult")
     xml.element("Bucket", req.bucket).element("Key", req.key).element("UploadId", upload.upload_id)
     req.send_xml(xml.to_bytes())
@@ -118,6 +120,7 @@ async def complete_upload(req: S3Handler) -> None:
     )
     set_checksum_headers(req, info.checksums)
     set_written_version(req, info.version_id)
+    set_encryption_headers(req, info.encryption)
     xml = XmlWriter("CompleteMultipartUploadResult")
     xml.element("Location", f"{req.request.protocol}://{req.request.host}/{req.bucket}/{req.key}")
     xml.element("Bucket", req.bucket).element("Key", req.key).element("ETag", f'"{info.etag}"')

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..http.limits import StallWatch
 from ..store import MAX_PART_NUMBER, DeleteMarkerVersion, DeleteResult, NoSuchKey, ObjectInfo, WriteCondition
 from .checksums import HEADER_PREFIX
+from .encryption.answers import set_encryption_headers
 from .errors import S3Error
 from .names import check_bucket_name, check_key, check_visible_bucket, decode_wire
 from .object_versions import (
@@ -90,6 +91,7 @@ async def put_object(req: S3Handler) -> None:
     req.set_header("ETag", f'"{info.etag}"')
     set_written_version(req, info.version_id)
     set_checksum_headers(req, checksums)
+    set_encryption_headers(req, info.encryption)
     req.send_empty()
 
 
@@ -105,6 +107,7 @@ def _set_object_headers(req: S3Handler, info: ObjectInfo) -> None:
         req.set_header(META_PREFIX + name, value)
     if info.parts_count:
         req.set_header("x-amz-mp-parts-count", str(info.parts_count))
+    set_encryption_headers(req, info.encryption)
     for query_name, header in RESPONSE_OVERRIDES.items():
         if query_name in req.query:
             req.set_header(header, req.query[query_name])
@@ -305,6 +308,7 @@ async def copy_object(req: S3Handler) -> None:
         **replace,
     )
     set_written_version(req, info.version_id)
+    set_encryption_headers(req, info.encryption)
     xml = XmlWriter("CopyObjectResult").element("ETag", f'"{info.etag}"')
     xml.element("LastModified", iso8601(info.last_modified))
     for algorithm, value in info.checksums.items():

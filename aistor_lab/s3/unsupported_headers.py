@@ -5,8 +5,6 @@ written as asked when it was not. The headers boto3 can send on PutObject, CopyO
 CreateMultipartUpload, UploadPart and UploadPartCopy are refused with the error AWS gives:
 
 - ``x-amz-storage-class`` other than STANDARD: ``InvalidStorageClass`` (there is one class).
-- ``x-amz-server-side-encryption*`` and ``x-amz-copy-source-server-side-encryption-customer-*``
-  (SSE-S3, SSE-KMS, SSE-C, bucket keys): ``NotImplemented``, as there is no encryption at rest yet.
 - ``x-amz-object-lock-*``: ``InvalidRequest``, what AWS answers for a bucket without Object Lock
   (no bucket here has it).
 - ``x-amz-website-redirect-location`` (no website hosting), ``x-amz-tagging`` (no object tags) and
@@ -17,8 +15,8 @@ CreateMultipartUpload, UploadPart and UploadPartCopy are refused with the error 
 On DeleteObject, ``x-amz-if-match-last-modified-time`` and ``x-amz-if-match-size`` (conditions S3
 checks only in directory buckets) answer ``NotImplemented``: a delete must not ignore its condition.
 
-Accepted as they are: ``x-amz-tagging-directive`` (an object has no tags to copy or replace),
-``x-amz-request-payer`` (no bucket is requester-pays) and ``x-amz-expected-bucket-owner`` /
+The SSE headers are honoured (``s3/sse.py``). Accepted as they are: ``x-amz-tagging-directive``
+(an object has no tags to copy or replace), ``x-amz-request-payer`` (no bucket is requester-pays) and ``x-amz-expected-bucket-owner`` /
 ``x-amz-source-expected-bucket-owner`` (every bucket has the one owner).
 """
 
@@ -33,10 +31,6 @@ WRITE_OPERATIONS = frozenset(
     {"PutObject", "CopyObject", "CreateMultipartUpload", "UploadPart", "UploadPartCopy"}
 )
 
-_NOT_IMPLEMENTED_PREFIXES = (
-    "x-amz-server-side-encryption",
-    "x-amz-copy-source-server-side-encryption",
-)
 _NOT_IMPLEMENTED = frozenset({"x-amz-website-redirect-location", "x-amz-tagging", "x-amz-write-offset-bytes"})
 _OWNER_ONLY_ACLS = frozenset({"private", "bucket-owner-full-control"})
 _DELETE_CONDITIONS = ("x-amz-if-match-last-modified-time", "x-amz-if-match-size")
@@ -52,7 +46,7 @@ def refuse_unsupported_headers(operation: str, headers: Mapping[str, str]) -> No
         return
     for name in headers:
         lower = name.lower()
-        if lower.startswith(_NOT_IMPLEMENTED_PREFIXES) or lower in _NOT_IMPLEMENTED:
+        if lower in _NOT_IMPLEMENTED:
             raise S3Error(
                 "NotImplemented",
                 f"A header you provided implies functionality that is not implemented: {lower}.",

@@ -24,6 +24,16 @@ NULL_VERSION = "null"
 
 
 @dataclass(frozen=True)
+class ObjectEncryption:
+    """How an object (or upload) is encrypted at rest, as answers describe it: never its keys."""
+
+    mode: str  # "AES256" (SSE-S3), "aws:kms" (SSE-KMS) or "SSE-C"
+    kms_key_id: str | None = None  # SSE-KMS: the key ring's key
+    kms_context: dict[str, str] | None = None  # SSE-KMS: the client's encryption context
+    bucket_key_enabled: bool = False
+
+
+@dataclass(frozen=True)
 class BucketInfo:
     name: str
     created: float  # epoch seconds
@@ -55,6 +65,8 @@ class ObjectInfo:
     version_id: str | None = None
     # Retention and legal hold, where the store reads them with the object (single-object reads).
     lock: ObjectLock = NO_LOCK
+    # Server-side encryption at rest (store.encryption): None for an object stored in the clear.
+    encryption: ObjectEncryption | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +142,7 @@ class UploadInfo:
     headers: dict[str, str] = field(default_factory=dict)
     checksum_algorithm: str | None = None
     lock: ObjectLock = NO_LOCK  # what the completed object version gets
+    encryption: ObjectEncryption | None = None  # what the completed object is encrypted with
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,536 @@
+"""EncryptingStore: server-side encryption below every caller of the store.
+
+The S3 API, the catalog, Delta Sharing and the lifecycle runner all read and write through it:
+
+- Writes are encrypted as the encryption request of the call asks (``with_encryption``, from an S3
+  request's SSE headers), else as the bucket's default encryption says, else not at all. Bytes are
+  encrypted as they arrive (``stage_for``), in packages (``packages``); the data key is stored sealed
+  in the object's metadata under a reserved prefix (``stored``), never in the clear.
+- Reads decrypt SSE-S3 and SSE-KMS objects for everyone; an SSE-C object needs the customer's key,
+  which only an S3 request can give: any other reader gets InvalidRequest.
+- What callers see is the plaintext: sizes, part sizes, ranges and part ranges; the reserved
+  metadata entries are dropped and ``ObjectInfo.encryption`` describes the encryption instead.
+- A multipart upload's parts are each a stream of their own, encrypted under the upload's data key
+  with their part number: an encrypted upload completes with parts numbered 1 to N.
+- Copies (and part copies) touching an encrypted object decrypt and encrypt again, between any modes.
+
+ETags stay what the backend computes over the stored bytes: an encrypted object's ETag is the MD5 of
+its ciphertext (of its parts' ciphertexts for multipart), not of its plaintext.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Iterator
+from dataclasses import replace
+
+from ..base import ObjectHandle, ObjectStore, Staging
+from ..cache import Cache
+from ..errors import StoreError
+from ..object_lock import NO_LOCK, ObjectLock
+from ..types import (
+    BucketInfo,
+    DeleteResult,
+    ListPage,
+    ObjectInfo,
+    ObjectVersion,
+    PartInfo,
+    PartsPage,
+    UploadInfo,
+    UploadsPage,
+    VersionsPage,
+    WriteCondition,
+)
+from . import bucket_default
+from .errors import EncryptionNotSupported, EncryptionParametersInvalid, UnreadableEncryption
+from .keys import MasterKeys, refuse_customer_key
+from .modes import BucketDefault, EncryptionParams, EncryptionRequest
+from .packages import Encryptor, ObjectDecryptor, Stream, part_context, plain_size
+from .stored import StoredEncryption, refuse_reserved_metadata, user_metadata
+
+# A bucket's default encryption is read at most this often: several servers in front of one store
+# see each other's PutBucketEncryption within this time.
+DEFAULT_TTL_SECONDS = 2.0
+
+
+class EncryptingStaging(Staging):
+    """Bytes of a future object or part, encrypted on their way into the backend's staging.
+    ``size`` and ``md5_hex`` are the plaintext's, which the S3 layer checks Content-MD5 against."""
+
+    def __init__(self, inner: Staging, encryptor: Encryptor, stored: StoredEncryption, target: tuple):
+        self._inner = inner
+        self._encryptor = encryptor
+        self._md5 = hashlib.md5()
+        self._sealed = False
+        self.stored = stored
+        self.target = target  # (bucket, key) or (bucket, key, upload id, part number)
+
+    def write(self, data: bytes | memoryview) -> None:
+        self._md5.update(data)
+        ciphertext = self._encryptor.update(data)
+        if ciphertext:
+            self._inner.write(ciphertext)
+
+    @property
+    def size(self) -> int:
+        return self._encryptor.plain_size
+
+    def md5_hex(self) -> str:
+        return self._md5.hexdigest()
+
+    def sealed(self, target: tuple) -> Staging:
+        """The backend's staging with the final package written, for the write ``target`` names."""
+        if target != self.target:
+            raise ValueError(f"bytes staged for {self.target} cannot be written to {target}")
+        if not self._sealed:
+            self._inner.write(self._encryptor.finish())
+            self._sealed = True
+        return self._inner
+
+    def discard(self) -> None:
+        self._inner.discard()
+
+
+class DecryptingHandle(ObjectHandle):
+    """The plaintext of an encrypted object, decrypting only the packages a range touches."""
+
+    def __init__(self, inner: ObjectHandle, info: ObjectInfo, data_key: bytes, streams: list[Stream], package_size: int):
+        self._inner = inner
+        self.info = info
+        self._data_key = data_key
+        self._streams = streams
+        self._package_size = package_size
+
+    def iter_range(self, start: int = 0, end: int | None = None, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+        decryptor = ObjectDecryptor(self._data_key, self._streams, start, end, self._package_size)
+        for chunk in self._inner.iter_range(decryptor.cipher_start, decryptor.cipher_end, chunk_size):
+            plaintext = decryptor.update(chunk)
+            if plaintext:
+                yield plaintext
+        decryptor.finish()
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class EncryptingStore(ObjectStore):
+    """Encrypts and decrypts object content over any backend (which never sees a key)."""
+
+    def __init__(self, inner: ObjectStore, keys: MasterKeys, default_ttl: float = DEFAULT_TTL_SECONDS):
+        self._inner = inner
+        self.keys = keys
+        self.fast_reads = inner.fast_reads
+        self._params = EncryptionParams()
+        self._defaults: Cache[BucketDefault | None] = Cache(4096, default_ttl)
+
+    def with_encryption(self, params: EncryptionParams) -> ObjectStore:
+        view = copy.copy(self)  # shares the backend, keys and cache
+        view._params = params
+        return view
+
+    # -- what reads show -----------------------------------------------------------------------
+    def _streams(self, info: ObjectInfo, stored: StoredEncryption) -> list[Stream]:
+        """The encrypted streams of a stored object: its parts (numbered 1 to N), or itself."""
+        if not info.parts_count:
+            return [Stream(part_context(None), info.size)]
+        if len(info.part_sizes) != info.parts_count:
+            # Only backends that read part sizes with an object take encrypted uploads.
+            raise UnreadableEncryption("The sizes of the encrypted object's parts are not known.")
+        return [Stream(part_context(number), size) for number, size in enumerate(info.part_sizes, 1)]
+
+    def _shown(self, info: ObjectInfo, stored: StoredEncryption | None = None) -> ObjectInfo:
+        """What callers see of a stored object: plaintext sizes, no reserved metadata."""
+        stored = stored or StoredEncryption.from_metadata(info.metadata)
+        if stored is None:
+            return info
+        shown = replace(info, metadata=user_metadata(info.metadata), encryption=stored.public())
+        if not info.parts_count:
+            size = stored.plain_size if stored.plain_size is not None else plain_size(info.size, stored.package_size)
+            return replace(shown, size=size)
+        parts = tuple(plain_size(stream.cipher_size, stored.package_size) for stream in self._streams(info, stored))
+        return replace(shown, size=sum(parts), part_sizes=parts)
+
+    def _listed(self, info: ObjectInfo) -> ObjectInfo:
+        """An entry of a listing: listings do not carry part sizes, so an encrypted multipart object's
+        plaintext size takes a lookup of the version listed."""
+        stored = StoredEncryption.from_metadata(info.metadata)
+        if stored is None or not info.parts_count:
+            return self._shown(info, stored)
+        try:
+            full = self._inner.get_object_info(info.bucket, info.key, info.version_id)
+        except StoreError:
+            full = None  # removed since it was listed
+        if full is None or full.etag != info.etag:
+            return replace(info, metadata=user_metadata(info.metadata), encryption=stored.public())
+        return replace(self._shown(full, stored), last_modified=info.last_modified)
+
+    def _shown_upload(self, upload: UploadInfo) -> UploadInfo:
+        stored = StoredEncryption.from_metadata(upload.metadata)
+        if stored is None:
+            return upload
+        return replace(upload, metadata=user_metadata(upload.metadata), encryption=stored.public())
+
+    def _data_key(self, info: ObjectInfo, customer_key) -> tuple[bytes, StoredEncryption] | None:
+        stored = StoredEncryption.from_metadata(info.metadata)
+        if stored is None:
+            refuse_customer_key(customer_key)
+            return None
+        return self.keys.open(stored.sealed, info.bucket, info.key, customer_key), stored
+
+    # -- what writes get ------------------------------------------------------------------------
+    def bucket_default(self, bucket: str) -> BucketDefault | None:
+        """The bucket's default encryption (cached for a short while)."""
+        return self._defaults.get_or_load(
+            bucket, lambda: bucket_default.from_document(self._inner.get_bucket_config(bucket, bucket_default.CONFIG_NAME))
+        )
+
+    def _write_request(self, bucket: str, explicit: EncryptionRequest | None) -> EncryptionRequest | None:
+        if explicit is not None:
+            return explicit
+        default = self.bucket_default(bucket)
+        return None if default is None else default.request()
+
+    def _upload_encryption(self, bucket: str, key: str, upload_id: str) -> StoredEncryption | None:
+        page = self._inner.list_parts(bucket, key, upload_id, max_parts=1)
+        return StoredEncryption.from_metadata(page.upload.metadata)
+
+    def stage(self) -> Staging:
+        return self._inner.stage()
+
+    def stage_for(self, bucket: str, key: str, *, upload_id: str | None = None, part_number: int | None = None) -> Staging:
+        if upload_id is not None:
+            stored = self._upload_encryption(bucket, key, upload_id)
+            if stored is None:
+                refuse_customer_key(self._params.customer_key)
+                return self._inner.stage()
+            data_key = self.keys.open(stored.sealed, bucket, key, self._params.customer_key)
+            encryptor = Encryptor(data_key, part_context(part_number), stored.package_size)
+            return EncryptingStaging(self._inner.stage(), encryptor, stored, (bucket, key, upload_id, part_number))
+        request = self._write_request(bucket, self._params.write)
+        if request is None:
+            return self._inner.stage()
+        data_key, sealed = self.keys.new_data_key(request, bucket, key)
+        stored = StoredEncryption(sealed, bucket_key_enabled=request.bucket_key_enabled)
+        return EncryptingStaging(self._inner.stage(), Encryptor(data_key, part_context(None)), stored, (bucket, key))
+
+    # -- buckets (as the backend has them) ---------------------------------------------------------
+    def is_system_bucket(self, name: str) -> bool:
+        return self._inner.is_system_bucket(name)
+
+    def create_bucket(self, name: str, *, object_lock: bool = False) -> BucketInfo:
+        return self._inner.create_bucket(name, object_lock=object_lock)
+
+    def delete_bucket(self, name: str) -> None:
+        self._inner.delete_bucket(name)
+
+    def get_bucket(self, name: str) -> BucketInfo:
+        return self._inner.get_bucket(name)
+
+    def list_buckets(self) -> list[BucketInfo]:
+        return self._inner.list_buckets()
+
+    def set_versioning(self, name: str, status: str) -> None:
+        self._inner.set_versioning(name, status)
+
+    def get_bucket_config(self, bucket: str, name: str) -> bytes | None:
+        return self._inner.get_bucket_config(bucket, name)
+
+    def put_bucket_config(self, bucket: str, name: str, document: bytes | None) -> None:
+        self._inner.put_bucket_config(bucket, name, document)
+        if name == bucket_default.CONFIG_NAME:
+            self._defaults.put(bucket, bucket_default.from_document(document))
+
+    # -- objects ----------------------------------------------------------------------------------
+    def put_object(
+        self,
+        bucket: str,
+        key: str,
+        data: Staging,
+        *,
+        content_type: str | None = None,
+        metadata: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        checksums: dict[str, str] | None = None,
+        condition: WriteCondition | None = None,
+        lock: ObjectLock = NO_LOCK,
+    ) -> ObjectInfo:
+        """Encrypted when ``data`` came from ``stage_for`` for an encrypted write; what was decided
+        then holds, even if the bucket's default changed since."""
+        metadata = dict(metadata or {})
+        refuse_reserved_metadata(metadata)
+        if isinstance(data, EncryptingStaging):
+            metadata |= replace(data.stored, plain_size=data.size).to_metadata()
+            data = data.sealed((bucket, key))
+        info = self._inner.put_object(
+            bucket, key, data, content_type=content_type, metadata=metadata, headers=headers,
+            checksums=checksums, condition=condition, lock=lock,
+        )  # fmt: skip
+        return self._shown(info)
+
+    def get_object_info(self, bucket: str, key: str, version_id: str | None = None) -> ObjectInfo:
+        info = self._inner.get_object_info(bucket, key, version_id)
+        if self._params.check_reads:
+            self._data_key(info, self._params.customer_key)
+        return self._shown(info)
+
+    def open_object(self, bucket: str, key: str, version_id: str | None = None) -> ObjectHandle:
+        return self._open(bucket, key, version_id, self._params.customer_key)
+
+    def _open(self, bucket: str, key: str, version_id: str | None, customer_key) -> ObjectHandle:
+        handle = self._inner.open_object(bucket, key, version_id)
+        try:
+            opened = self._data_key(handle.info, customer_key)
+            if opened is None:
+                return handle
+            data_key, stored = opened
+            info = self._shown(handle.info, stored)
+            streams = self._streams(handle.info, stored)
+            return DecryptingHandle(handle, info, data_key, streams, stored.package_size)
+        except BaseException:
+            handle.close()
+            raise
+
+    def part_range(self, info: ObjectInfo, part_number: int) -> tuple[int, int]:
+        if info.encryption is None:
+            return self._inner.part_range(info, part_number)
+        # ``info`` is this store's: its part sizes are the plaintext's.
+        start = sum(info.part_sizes[: part_number - 1])
+        return start, start + info.part_sizes[part_number - 1]
+
+    def delete_object(
+        self,
+        bucket: str,
+        key: str,
+        condition: WriteCondition | None = None,
+        *,
+        version_id: str | None = None,
+        bypass_governance: bool = False,
+    ) -> DeleteResult:
+        return self._inner.delete_object(
+            bucket, key, condition, version_id=version_id, bypass_governance=bypass_governance
+        )
+
+    def set_object_lock(
+        self,
+        bucket: str,
+        key: str,
+        version_id: str | None,
+        lock: ObjectLock,
+        *,
+        bypass_governance: bool = False,
+    ) -> ObjectInfo:
+        info = self._inner.set_object_lock(bucket, key, version_id, lock, bypass_governance=bypass_governance)
+        return self._shown(info)
+
+    def copy_object(
+        self,
+        src_bucket: str,
+        src_key: str,
+        dst_bucket: str,
+        dst_key: str,
+        *,
+        metadata: dict[str, str] | None = None,
+        content_type: str | None = None,
+        headers: dict[str, str] | None = None,
+        condition: WriteCondition | None = None,
+        src_version_id: str | None = None,
+        lock: ObjectLock = NO_LOCK,
+    ) -> ObjectInfo:
+        """The backend copies stored bytes when neither side is encrypted; otherwise the source's
+        plaintext is encrypted again for the destination (in any mode, under a new data key)."""
+        if metadata is not None:
+            refuse_reserved_metadata(metadata)
+        request = self._write_request(dst_bucket, self._params.write)
+        source_info = self._inner.get_object_info(src_bucket, src_key, src_version_id)
+        if request is None and StoredEncryption.from_metadata(source_info.metadata) is None:
+            refuse_customer_key(self._params.source_customer_key)
+            info = self._inner.copy_object(
+                src_bucket, src_key, dst_bucket, dst_key, metadata=metadata, content_type=content_type,
+                headers=headers, condition=condition, src_version_id=source_info.version_id, lock=lock,
+            )  # fmt: skip
+            return self._shown(info)
+        with self._open(src_bucket, src_key, source_info.version_id, self._params.source_customer_key) as source:
+            shown = source.info
+            if metadata is None:
+                metadata, content_type, headers = shown.metadata, shown.content_type, shown.headers
+            # A multipart source's composite checksums do not describe a single-part copy.
+            checksums = {name: value for name, value in shown.checksums.items() if "-" not in value}
+            writer = self.with_encryption(replace(self._params, write=request))
+            with writer.stage_for(dst_bucket, dst_key) as staging:
+                for chunk in source.iter_range():
+                    staging.write(chunk)
+                return writer.put_object(
+                    dst_bucket, dst_key, staging, content_type=content_type, metadata=dict(metadata),
+                    headers=headers, checksums=checksums, condition=condition, lock=lock,
+                )  # fmt: skip
+
+    def list_objects(
+        self,
+        bucket: str,
+        *,
+        prefix: str = "",
+        delimiter: str = "",
+        start_after: str = "",
+        max_keys: int = 1000,
+    ) -> ListPage:
+        page = self._inner.list_objects(
+            bucket, prefix=prefix, delimiter=delimiter, start_after=start_after, max_keys=max_keys
+        )
+        return replace(page, objects=[self._listed(info) for info in page.objects])
+
+    def list_object_versions(
+        self,
+        bucket: str,
+        *,
+        prefix: str = "",
+        delimiter: str = "",
+        key_marker: str = "",
+        version_id_marker: str = "",
+        max_keys: int = 1000,
+    ) -> VersionsPage:
+        page = self._inner.list_object_versions(
+            bucket, prefix=prefix, delimiter=delimiter, key_marker=key_marker,
+            version_id_marker=version_id_marker, max_keys=max_keys,
+        )  # fmt: skip
+        versions = [
+            entry if entry.is_delete_marker else ObjectVersion(self._listed(entry.info), entry.is_latest)
+            for entry in page.versions
+        ]
+        return replace(page, versions=versions)
+
+    # -- multipart ----------------------------------------------------------------------------------
+    def create_multipart_upload(
+        self,
+        bucket: str,
+        key: str,
+        *,
+        content_type: str | None = None,
+        metadata: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        checksum_algorithm: str | None = None,
+        lock: ObjectLock = NO_LOCK,
+    ) -> UploadInfo:
+        metadata = dict(metadata or {})
+        refuse_reserved_metadata(metadata)
+        request = self._write_request(bucket, self._params.write)
+        if request is not None:
+            _, sealed = self.keys.new_data_key(request, bucket, key)
+            metadata |= StoredEncryption(sealed, bucket_key_enabled=request.bucket_key_enabled).to_metadata()
+        upload = self._inner.create_multipart_upload(
+            bucket, key, content_type=content_type, metadata=metadata, headers=headers,
+            checksum_algorithm=checksum_algorithm, lock=lock,
+        )  # fmt: skip
+        if request is not None and self._upload_encryption(bucket, key, upload.upload_id) is None:
+            # Parts are encrypted with the key the upload records: a backend that cannot tell an
+            # upload's metadata back (S3's ListParts does not) cannot take encrypted uploads.
+            self._inner.abort_multipart_upload(bucket, key, upload.upload_id)
+            raise EncryptionNotSupported("Encrypted multipart uploads need a store that keeps upload metadata.")
+        return self._shown_upload(upload)
+
+    def upload_part(
+        self,
+        bucket: str,
+        key: str,
+        upload_id: str,
+        part_number: int,
+        data: Staging,
+        *,
+        checksums: dict[str, str] | None = None,
+    ) -> PartInfo:
+        """``data`` must come from ``stage_for`` with this upload and part number when the upload
+        is encrypted (its parts are encrypted as they arrive)."""
+        if not isinstance(data, EncryptingStaging):
+            return self._inner.upload_part(bucket, key, upload_id, part_number, data, checksums=checksums)
+        size = data.size
+        part = self._inner.upload_part(
+            bucket, key, upload_id, part_number, data.sealed((bucket, key, upload_id, part_number)), checksums=checksums
+        )
+        return replace(part, size=size)
+
+    def upload_part_copy(
+        self,
+        bucket: str,
+        key: str,
+        upload_id: str,
+        part_number: int,
+        src_bucket: str,
+        src_key: str,
+        start: int = 0,
+        end: int | None = None,
+        src_version_id: str | None = None,
+    ) -> PartInfo:
+        """``[start, end)`` of the source's plaintext. The backend copies stored bytes when neither
+        the source nor the upload is encrypted; otherwise the range is decrypted and encrypted again."""
+        source_info = self._inner.get_object_info(src_bucket, src_key, src_version_id)
+        source_stored = StoredEncryption.from_metadata(source_info.metadata)
+        if source_stored is None and self._upload_encryption(bucket, key, upload_id) is None:
+            refuse_customer_key(self._params.source_customer_key)
+            refuse_customer_key(self._params.customer_key)
+            return self._inner.upload_part_copy(
+                bucket, key, upload_id, part_number, src_bucket, src_key, start, end, source_info.version_id
+            )
+        source_key = self._params.source_customer_key
+        with (
+            self._open(src_bucket, src_key, source_info.version_id, source_key) as source,
+            self.stage_for(bucket, key, upload_id=upload_id, part_number=part_number) as staging,
+        ):
+            for chunk in source.iter_range(start, end):
+                staging.write(chunk)
+            return self.upload_part(bucket, key, upload_id, part_number, staging)
+
+    def complete_multipart_upload(
+        self,
+        bucket: str,
+        key: str,
+        upload_id: str,
+        parts: list[tuple[int, str]],
+        *,
+        checksums: dict[str, str] | None = None,
+        condition: WriteCondition | None = None,
+    ) -> ObjectInfo:
+        """An encrypted upload's parts must be numbered 1 to N: reads find each part's stream by
+        its position, and a stream only decrypts under the part number it was written with."""
+        numbered = [number for number, _ in parts] == list(range(1, len(parts) + 1))
+        if not numbered and self._upload_encryption(bucket, key, upload_id) is not None:
+            raise EncryptionParametersInvalid(
+                "The parts of an encrypted multipart upload must be numbered 1 to N without gaps."
+            )
+        info = self._inner.complete_multipart_upload(
+            bucket, key, upload_id, parts, checksums=checksums, condition=condition
+        )
+        return self._shown(info)
+
+    def abort_multipart_upload(self, bucket: str, key: str, upload_id: str) -> None:
+        self._inner.abort_multipart_upload(bucket, key, upload_id)
+
+    def list_parts(
+        self, bucket: str, key: str, upload_id: str, *, part_number_marker: int = 0, max_parts: int = 1000
+    ) -> PartsPage:
+        page = self._inner.list_parts(
+            bucket, key, upload_id, part_number_marker=part_number_marker, max_parts=max_parts
+        )
+        stored = StoredEncryption.from_metadata(page.upload.metadata)
+        if stored is None:
+            return page
+        parts = [replace(part, size=plain_size(part.size, stored.package_size)) for part in page.parts]
+        return replace(page, upload=self._shown_upload(page.upload), parts=parts)
+
+    def list_multipart_uploads(
+        self,
+        bucket: str,
+        *,
+        prefix: str = "",
+        delimiter: str = "",
+        key_marker: str = "",
+        upload_id_marker: str = "",
+        max_uploads: int = 1000,
+    ) -> UploadsPage:
+        page = self._inner.list_multipart_uploads(
+            bucket, prefix=prefix, delimiter=delimiter, key_marker=key_marker,
+            upload_id_marker=upload_id_marker, max_uploads=max_uploads,
+        )  # fmt: skip
+        return replace(page, uploads=[self._shown_upload(upload) for upload in page.uploads])
+
+    def close(self) -> None:
+        self._inner.close()
