@@ -1,0 +1,317 @@
+"""Server-side encryption at rest through the S3 API, with boto3: SSE-S3, SSE-KMS (the server's key
+ring) and SSE-C on PUT/GET/HEAD, ranges, ?partNumber, multipart uploads and copies between modes;
+bucket default encryption; S3's errors for missing, wrong and needless keys; and no plaintext byte
+of an encrypted object anywhere in the data directory."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import uuid
+
+import pytest
+from botocore.exceptions import ClientError
+
+from .conftest import make_s3_client, service_with
+
+MAIN_KEY = os.urandom(32)
+ARCHIVE_KEY = os.urandom(32)
+MiB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A server of its own: a key ring, and SSE-C keys taken over plain HTTP on loopback."""
+    env = {
+        "AISTOR_KMS_SECRET_KEY": "main:" + base64.b64encode(MAIN_KEY).decode(),
+        "AISTOR_KMS_KEYS": "archive:" + base64.b64encode(ARCHIVE_KEY).decode(),
+        "AISTOR_SSE_C_OVER_HTTP": "on",
+    }
+    with service_with(tmp_path_factory, env) as service:
+        yield service
+
+
+@pytest.fixture(scope="module")
+def s3(server):
+    return make_s3_client(server.endpoint)
+
+
+@pytest.fixture
+def bucket(s3):
+    name = f"sse-{uuid.uuid4().hex[:12]}"
+    s3.create_bucket(Bucket=name)
+    return name
+
+
+def customer(key: bytes, prefix: str = "SSECustomer") -> dict:
+    """boto3's SSE-C parameters (it adds the key's MD5 itself)."""
+    return {f"{prefix}Algorithm": "AES256", f"{prefix}Key": key}
+
+
+C_KEY = os.urandom(32)
+MODES = {
+    "sse-s3": ({"ServerSideEncryption": "AES256"}, {}),
+    "sse-kms": ({"ServerSideEncryption": "aws:kms", "SSEKMSKeyId": "archive"}, {}),
+    "sse-kms-default-key": ({"ServerSideEncryption": "aws:kms"}, {}),
+    "sse-c": (customer(C_KEY), customer(C_KEY)),
+}
+
+
+def pattern(size: int, seed: bytes = b"") -> bytes:
+    """Bytes that never repeat, so that any 32-byte slice of the plaintext is recognisable."""
+    blocks = (hashlib.sha256(seed + counter.to_bytes(8, "big")).digest() for counter in range(-(-size // 32)))
+    return b"".join(blocks)[:size]
+
+
+def error_of(call, *args, **kwargs) -> tuple[str, int]:
+    with pytest.raises(ClientError) as caught:
+        call(*args, **kwargs)
+    response = caught.value.response
+    return response["Error"]["Code"], response["ResponseMetadata"]["HTTPStatusCode"]
+
+
+def check_mode_headers(response: dict, mode: str) -> None:
+    if mode == "sse-c":
+        assert response["SSECustomerAlgorithm"] == "AES256"
+        assert response["SSECustomerKeyMD5"] == base64.b64encode(hashlib.md5(C_KEY).digest()).decode()
+        assert "ServerSideEncryption" not in response
+    elif mode == "sse-s3":
+        assert response["ServerSideEncryption"] == "AES256"
+    else:
+        assert response["ServerSideEncryption"] == "aws:kms"
+        assert response["SSEKMSKeyId"] == ("archive" if mode == "sse-kms" else "main")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_put_get_head_and_ranges(s3, bucket, mode):
+    write, read = MODES[mode]
+    body = pattern(200_000, mode.encode())
+    put = s3.put_object(Bucket=bucket, Key="o", Body=body, Metadata={"owner": "me"}, **write)
+    check_mode_headers(put, mode)
+    got = s3.get_object(Bucket=bucket, Key="o", **read)
+    check_mode_headers(got, mode)
+    assert got["Body"].read() == body and got["ContentLength"] == len(body)
+    assert got["Metadata"] == {"owner": "me"}  # the stored key material never shows
+    head = s3.head_object(Bucket=bucket, Key="o", **read)
+    check_mode_headers(head, mode)
+    assert head["ContentLength"] == len(body) and head["ETag"] == put["ETag"]
+    for first, last in ((0, 0), (65_535, 65_536), (100, 150_000), (199_990, 199_999)):
+        ranged = s3.get_object(Bucket=bucket, Key="o", Range=f"bytes={first}-{last}", **read)
+        assert ranged["Body"].read() == body[first : last + 1]
+        assert ranged["ContentRange"] == f"bytes {first}-{last}/{len(body)}"
+    suffix = s3.get_object(Bucket=bucket, Key="o", Range="bytes=-10", **read)["Body"].read()
+    assert suffix == body[-10:]
+    assert s3.get_object(Bucket=bucket, Key="o", PartNumber=1, **read)["Body"].read() == body
+    listed = s3.list_objects_v2(Bucket=bucket)["Contents"]
+    assert [(entry["Key"], entry["Size"]) for entry in listed] == [("o", len(body))]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_empty_object(s3, bucket, mode):
+    write, read = MODES[mode]
+    s3.put_object(Bucket=bucket, Key="empty", Body=b"", **write)
+    got = s3.get_object(Bucket=bucket, Key="empty", **read)
+    assert got["Body"].read() == b"" and got["ContentLength"] == 0
+    assert s3.list_objects_v2(Bucket=bucket)["Contents"][0]["Size"] == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_multipart_with_the_key_on_each_part(s3, bucket, mode):
+    write, read = MODES[mode]
+    parts_data = [pattern(5 * MiB, b"p1" + mode.encode()), pattern(5 * MiB + 3, b"p2"), pattern(70_000, b"p3")]
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="mp", **write)
+    check_mode_headers(upload, mode)
+    parts = []
+    for number, data in enumerate(parts_data, 1):
+        answer = s3.upload_part(
+            Bucket=bucket, Key="mp", UploadId=upload["UploadId"], PartNumber=number, Body=data, **read
+        )
+        parts.append({"PartNumber": number, "ETag": answer["ETag"]})
+    listed = s3.list_parts(Bucket=bucket, Key="mp", UploadId=upload["UploadId"])["Parts"]
+    assert [part["Size"] for part in listed] == [len(data) for data in parts_data]
+    done = s3.complete_multipart_upload(
+        Bucket=bucket, Key="mp", UploadId=upload["UploadId"], MultipartUpload={"Parts": parts}
+    )
+    if mode != "sse-c":  # the completion carries no key whose MD5 it could repeat
+        check_mode_headers(done, mode)
+    body = b"".join(parts_data)
+    assert s3.get_object(Bucket=bucket, Key="mp", **read)["Body"].read() == body
+    head = s3.head_object(Bucket=bucket, Key="mp", **read)
+    assert head["ContentLength"] == len(body) and head["ETag"].endswith('-3"')
+    assert s3.list_objects_v2(Bucket=bucket)["Contents"][0]["Size"] == len(body)
+    second = s3.get_object(Bucket=bucket, Key="mp", PartNumber=2, **read)
+    assert second["Body"].read() == parts_data[1] and second["PartsCount"] == 3
+    assert second["ContentRange"] == f"bytes {5 * MiB}-{10 * MiB + 2}/{len(body)}"
+    across = s3.get_object(Bucket=bucket, Key="mp", Range=f"bytes={5 * MiB - 10}-{5 * MiB + 9}", **read)
+    assert across["Body"].read() == body[5 * MiB - 10 : 5 * MiB + 10]
+    # boto3 encodes SSE-C keys for most operations, not for this one.
+    raw = {} if not read else {
+        "SSECustomerAlgorithm": "AES256", "SSECustomerKey": base64.b64encode(C_KEY).decode(),
+        "SSECustomerKeyMD5": base64.b64encode(hashlib.md5(C_KEY).digest()).decode(),
+    }  # fmt: skip
+    attributes = s3.get_object_attributes(
+        Bucket=bucket, Key="mp", ObjectAttributes=["ObjectParts", "ObjectSize"], MaxParts=10, **raw
+    )
+    assert attributes["ObjectSize"] == len(body)
+    assert [part["Size"] for part in attributes["ObjectParts"]["Parts"]] == [len(data) for data in parts_data]
+
+
+def test_encrypted_upload_parts_must_be_numbered_from_one(s3, bucket):
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="gap", ServerSideEncryption="AES256")
+    etag = s3.upload_part(Bucket=bucket, Key="gap", UploadId=upload["UploadId"], PartNumber=2, Body=b"x")["ETag"]
+    code, status = error_of(
+        s3.complete_multipart_upload, Bucket=bucket, Key="gap", UploadId=upload["UploadId"],
+        MultipartUpload={"Parts": [{"PartNumber": 2, "ETag": etag}]},
+    )  # fmt: skip
+    assert (code, status) == ("InvalidRequest", 400)
+
+
+def test_sse_c_part_without_or_with_a_wrong_key(s3, bucket):
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="c", **customer(C_KEY))
+    upload_id = upload["UploadId"]
+    missing = error_of(s3.upload_part, Bucket=bucket, Key="c", UploadId=upload_id, PartNumber=1, Body=b"x")
+    assert missing == ("InvalidRequest", 400)
+    wrong = error_of(
+        s3.upload_part, Bucket=bucket, Key="c", UploadId=upload_id, PartNumber=1, Body=b"x",
+        **customer(os.urandom(32)),
+    )  # fmt: skip
+    assert wrong == ("AccessDenied", 403)
+    assert s3.list_parts(Bucket=bucket, Key="c", UploadId=upload_id).get("Parts", []) == []
+
+
+COPY_CASES = [
+    ("plain", "sse-s3"),
+    ("sse-s3", "sse-kms"),
+    ("sse-kms", "sse-c"),
+    ("sse-c", "plain"),
+    ("sse-c", "sse-c-other"),
+    ("sse-kms", "plain"),
+]
+
+
+def _write_options(mode: str) -> dict:
+    if mode == "plain":
+        return {}
+    if mode == "sse-c-other":
+        return customer(OTHER_C_KEY)
+    return MODES[mode][0]
+
+
+OTHER_C_KEY = os.urandom(32)
+
+
+@pytest.mark.parametrize("source_mode,target_mode", COPY_CASES)
+def test_copy_between_modes(s3, bucket, source_mode, target_mode):
+    body = pattern(150_000, source_mode.encode())
+    s3.put_object(Bucket=bucket, Key="src", Body=body, Metadata={"k": "v"}, **_write_options(source_mode))
+    source_key = customer(C_KEY, "CopySourceSSECustomer") if source_mode == "sse-c" else {}
+    answer = s3.copy_object(
+        Bucket=bucket, Key="dst", CopySource={"Bucket": bucket, "Key": "src"},
+        **source_key, **_write_options(target_mode),
+    )  # fmt: skip
+    read = {"sse-c": customer(C_KEY), "sse-c-other": customer(OTHER_C_KEY)}.get(target_mode, {})
+    got = s3.get_object(Bucket=bucket, Key="dst", **read)
+    assert got["Body"].read() == body and got["Metadata"] == {"k": "v"}
+    expected = {"plain": None, "sse-s3": "AES256", "sse-kms": "aws:kms"}.get(target_mode)
+    assert got.get("ServerSideEncryption") == expected
+    assert answer.get("ServerSideEncryption") == expected
+    assert ("SSECustomerAlgorithm" in got) == target_mode.startswith("sse-c")
+
+
+def test_copy_of_an_sse_c_source_needs_its_key(s3, bucket):
+    s3.put_object(Bucket=bucket, Key="src", Body=b"secret", **customer(C_KEY))
+    source = {"Bucket": bucket, "Key": "src"}
+    assert error_of(s3.copy_object, Bucket=bucket, Key="dst", CopySource=source) == ("InvalidRequest", 400)
+    wrong = customer(os.urandom(32), "CopySourceSSECustomer")
+    assert error_of(s3.copy_object, Bucket=bucket, Key="dst", CopySource=source, **wrong) == ("AccessDenied", 403)
+    assert "Contents" not in s3.list_objects_v2(Bucket=bucket, Prefix="dst")
+
+
+def test_upload_part_copy_between_modes(s3, bucket):
+    first = pattern(5 * MiB, b"first")
+    s3.put_object(Bucket=bucket, Key="src", Body=first, **customer(C_KEY))
+    s3.put_object(Bucket=bucket, Key="plain", Body=b"tail of the object")
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="mp", ServerSideEncryption="aws:kms")
+    upload_id = upload["UploadId"]
+    one = s3.upload_part_copy(
+        Bucket=bucket, Key="mp", UploadId=upload_id, PartNumber=1, CopySource={"Bucket": bucket, "Key": "src"},
+        **customer(C_KEY, "CopySourceSSECustomer"),
+    )  # fmt: skip
+    two = s3.upload_part_copy(
+        Bucket=bucket, Key="mp", UploadId=upload_id, PartNumber=2, CopySource={"Bucket": bucket, "Key": "plain"},
+        CopySourceRange="bytes=5-11",
+    )  # fmt: skip
+    parts = [{"PartNumber": 1, "ETag": one["CopyPartResult"]["ETag"]}, {"PartNumber": 2, "ETag": two["CopyPartResult"]["ETag"]}]
+    s3.complete_multipart_upload(Bucket=bucket, Key="mp", UploadId=upload_id, MultipartUpload={"Parts": parts})
+    got = s3.get_object(Bucket=bucket, Key="mp")
+    assert got["ServerSideEncryption"] == "aws:kms"
+    assert got["Body"].read() == first + b"of the "
+
+
+def test_reads_with_missing_wrong_or_needless_keys(s3, bucket):
+    s3.put_object(Bucket=bucket, Key="c", Body=b"secret", **customer(C_KEY))
+    s3.put_object(Bucket=bucket, Key="s3", Body=b"open", ServerSideEncryption="AES256")
+    for call in (s3.get_object, s3.head_object):
+        assert error_of(call, Bucket=bucket, Key="c")[1] == 400
+        assert error_of(call, Bucket=bucket, Key="c", **customer(os.urandom(32)))[1] == 403
+        assert error_of(call, Bucket=bucket, Key="s3", **customer(C_KEY))[1] == 400
+    assert error_of(s3.get_object, Bucket=bucket, Key="c") == ("InvalidRequest", 400)
+    assert error_of(s3.get_object, Bucket=bucket, Key="c", **customer(os.urandom(32))) == ("AccessDenied", 403)
+
+
+def test_unknown_kms_key_and_malformed_headers(s3, bucket):
+    code = error_of(s3.put_object, Bucket=bucket, Key="k", Body=b"x", ServerSideEncryption="aws:kms",
+                    SSEKMSKeyId="nope")  # fmt: skip
+    assert code == ("KMS.NotFoundException", 400)
+    assert error_of(s3.put_object, Bucket=bucket, Key="k", Body=b"x", ServerSideEncryption="AES128")[0] == (
+        "InvalidArgument"
+    )
+    assert "Contents" not in s3.list_objects_v2(Bucket=bucket)
+
+
+def test_reserved_metadata_names_are_refused(s3, bucket):
+    code = error_of(s3.put_object, Bucket=bucket, Key="m", Body=b"x", Metadata={"aistor-internal-sse-mode": "SSE-C"})
+    assert code == ("InvalidArgument", 400)
+    assert "Contents" not in s3.list_objects_v2(Bucket=bucket)
+
+
+def test_bucket_default_encryption_applies_to_plain_writes(s3, bucket):
+    s3.put_bucket_encryption(
+        Bucket=bucket,
+        ServerSideEncryptionConfiguration={
+            "Rules": [{"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "aws:kms", "KMSMasterKeyID": "archive"}}]
+        },
+    )
+    put = s3.put_object(Bucket=bucket, Key="plain-put", Body=b"defaulted")
+    assert put["ServerSideEncryption"] == "aws:kms" and put["SSEKMSKeyId"] == "archive"
+    head = s3.head_object(Bucket=bucket, Key="plain-put")
+    assert head["ServerSideEncryption"] == "aws:kms" and head["ContentLength"] == 9
+    explicit = s3.put_object(Bucket=bucket, Key="explicit", Body=b"x", ServerSideEncryption="AES256")
+    assert explicit["ServerSideEncryption"] == "AES256"  # a request's own choice wins
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="mp")
+    assert upload["ServerSideEncryption"] == "aws:kms"
+    s3.abort_multipart_upload(Bucket=bucket, Key="mp", UploadId=upload["UploadId"])
+    s3.delete_bucket_encryption(Bucket=bucket)
+    assert "ServerSideEncryption" not in s3.put_object(Bucket=bucket, Key="after", Body=b"x")
+
+
+def test_no_plaintext_reaches_the_data_directory(server, s3, bucket):
+    big = pattern(300_000, b"on-disk big")
+    small = pattern(3_000, b"on-disk small")  # small enough to live in the index itself
+    s3.put_object(Bucket=bucket, Key="big", Body=big, ServerSideEncryption="AES256")
+    s3.put_object(Bucket=bucket, Key="small", Body=small, **customer(C_KEY))
+    s3.put_object(Bucket=bucket, Key="meta", Body=small[:100], ServerSideEncryption="aws:kms")
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="mp", ServerSideEncryption="aws:kms")
+    part = s3.upload_part(Bucket=bucket, Key="mp", UploadId=upload["UploadId"], PartNumber=1, Body=big)
+    s3.complete_multipart_upload(
+        Bucket=bucket, Key="mp", UploadId=upload["UploadId"],
+        MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": part["ETag"]}]},
+    )  # fmt: skip
+    s3.put_object(Bucket=bucket, Key="control", Body=pattern(3_000, b"control"))
+    stored = b"".join(path.read_bytes() for path in server.data_dir.rglob("*") if path.is_file())
+    assert pattern(3_000, b"control")[:32] in stored  # the scan does see what is stored in the clear
+    for data in (big, small):
+        for offset in range(0, len(data) - 32, 997):
+            assert data[offset : offset + 32] not in stored
+    assert MAIN_KEY not in stored and ARCHIVE_KEY not in stored and C_KEY not in stored
