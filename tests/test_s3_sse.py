@@ -10,10 +10,18 @@ import hashlib
 import os
 import uuid
 
+import delta_sharing
+import pandas as pd
+import pyarrow as pa
 import pytest
 from botocore.exceptions import ClientError
+from deltalake import write_deltalake
+from pyiceberg.catalog import load_catalog
+from pyiceberg.schema import Schema
+from pyiceberg.types import LongType, NestedField, StringType
 
-from .conftest import make_s3_client, service_with
+from .conftest import catalog_call, make_s3_client, seed_catalog_properties, service_with
+from .sharing_support import share_profile, storage_options
 
 MAIN_KEY = os.urandom(32)
 ARCHIVE_KEY = os.urandom(32)
@@ -315,3 +323,61 @@ def test_no_plaintext_reaches_the_data_directory(server, s3, bucket):
         for offset in range(0, len(data) - 32, 997):
             assert data[offset : offset + 32] not in stored
     assert MAIN_KEY not in stored and ARCHIVE_KEY not in stored and C_KEY not in stored
+
+
+def default_encryption(s3, bucket: str, algorithm: str, key_id: str | None = None) -> None:
+    rule = {"SSEAlgorithm": algorithm, **({"KMSMasterKeyID": key_id} if key_id else {})}
+    s3.put_bucket_encryption(
+        Bucket=bucket, ServerSideEncryptionConfiguration={"Rules": [{"ApplyServerSideEncryptionByDefault": rule}]}
+    )
+
+
+def test_iceberg_table_in_a_warehouse_with_default_sse_kms(server, s3):
+    """PyIceberg writes data and manifests through S3, the catalog its metadata JSON through the
+    store: all of it is encrypted under the bucket's default, and all of it reads back."""
+    warehouse = f"wh-{uuid.uuid4().hex[:8]}"
+    status, body = catalog_call(server, "POST", "/v1/warehouses", {"name": warehouse})
+    assert status == 200, body
+    default_encryption(s3, warehouse, "aws:kms", "archive")
+    catalog = load_catalog("sse", **seed_catalog_properties(server, warehouse))
+    catalog.create_namespace("ns")
+    schema = Schema(NestedField(1, "id", LongType(), required=True), NestedField(2, "name", StringType()))
+    table = catalog.create_table("ns.t", schema=schema)
+    arrow_schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("name", pa.string())])
+    table.append(pa.table({"id": [1, 2], "name": ["a", "b"]}, schema=arrow_schema))
+    table.append(pa.table({"id": [3], "name": ["c"]}, schema=arrow_schema))
+    loaded = catalog.load_table("ns.t")
+    assert loaded.scan().to_arrow().sort_by("id").column("id").to_pylist() == [1, 2, 3]
+    keys = [entry["Key"] for entry in s3.list_objects_v2(Bucket=warehouse)["Contents"]]
+    kinds = {key.rsplit(".", 1)[-1] for key in keys}
+    assert {"json", "avro", "parquet"} <= kinds
+    for key in keys:  # the catalog's metadata JSON included
+        head = s3.head_object(Bucket=warehouse, Key=key)
+        assert head["ServerSideEncryption"] == "aws:kms" and head["SSEKMSKeyId"] == "archive", key
+
+
+def test_delta_sharing_of_a_table_in_an_sse_s3_bucket(server, s3, bucket, tmp_path):
+    default_encryption(s3, bucket, "AES256")
+    frame = pd.DataFrame({"id": [1, 2, 3], "name": ["x", "y", "z"]})
+    write_deltalake(f"s3://{bucket}/tables/t", frame, storage_options=storage_options(server))
+    log = s3.head_object(Bucket=bucket, Key="tables/t/_delta_log/00000000000000000000.json")
+    assert log["ServerSideEncryption"] == "AES256"
+    share, profile = share_profile(server, tmp_path, "s", [f"t:delta:{bucket}:tables/t"])
+    shared = delta_sharing.load_as_pandas(f"{profile}#{share}.s.t")
+    assert shared.sort_values("id")["name"].tolist() == ["x", "y", "z"]
+
+
+def test_sse_c_is_refused_where_the_catalog_or_sharing_must_read(server, s3, bucket, tmp_path):
+    warehouse = f"wh-{uuid.uuid4().hex[:8]}"
+    assert catalog_call(server, "POST", "/v1/warehouses", {"name": warehouse})[0] == 200
+    assert error_of(s3.put_object, Bucket=warehouse, Key="any/file", Body=b"x", **customer(C_KEY)) == (
+        "InvalidRequest", 400
+    )
+    write_deltalake(f"s3://{bucket}/shared/t", pd.DataFrame({"id": [1]}), storage_options=storage_options(server))
+    share_profile(server, tmp_path, "s", [f"t:delta:{bucket}:shared/t"])
+    refused = error_of(s3.put_object, Bucket=bucket, Key="shared/t/part-0.parquet", Body=b"x", **customer(C_KEY))
+    assert refused == ("InvalidRequest", 400)
+    upload = error_of(s3.create_multipart_upload, Bucket=bucket, Key="shared/t/big.parquet", **customer(C_KEY))
+    assert upload == ("InvalidRequest", 400)
+    s3.put_object(Bucket=bucket, Key="elsewhere", Body=b"x", **customer(C_KEY))  # outside shared tables
+    s3.put_object(Bucket=warehouse, Key="any/file", Body=b"x", ServerSideEncryption="AES256")

@@ -105,7 +105,7 @@ class S3Handler(RequestHandler):
             if self.operation.action:
                 self.authorize(self.operation.action, self.bucket, self.key, self.list_context())
             refuse_unsupported_headers(self.operation.name, self.request.headers)
-            self.sse = sse.bind(self)
+            self.sse = await sse.bind(self)
             if self.operation.body == routes.STREAM_BODY:
                 self._check_stream_length()
                 await self.run_read(self.store.get_bucket, self.bucket)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..store import Staging
-from ..store.encryption import EncryptionParams
+from ..store.encryption import SSE_C, EncryptionParams
 from .encryption.headers import COPY_SOURCE_CUSTOMER, customer_key_of, read_request, write_request
 from .errors import S3Error
 from .object_ops import part_number
@@ -52,10 +52,12 @@ def check_transport(params: EncryptionParams, protocol: str, allow_http: bool) -
         )
 
 
-def bind(req: S3Handler) -> EncryptionParams:
+async def bind(req: S3Handler) -> EncryptionParams:
     """The request's encryption parameters, its store bound to them (``req.store``)."""
     params = request_params(req.operation.name, req.request.headers)
     check_transport(params, req.request.protocol, req.services.settings.sse_c_over_http)
+    if params.write is not None and params.write.mode == SSE_C:
+        await req.run_read(req.services.table_guard.check_customer_key_write, req.bucket, req.key)
     req.store = req.store.with_encryption(params)
     return params
 

@@ -91,7 +91,7 @@ def open_services(settings: Settings) -> Services:
         store=store,
         iam=IAM(store, settings.root_user, settings.root_password, kms_key=settings.kms_key),
         catalog=catalog,
-        table_guard=TableGuard(catalog, store),
+        table_guard=TableGuard(catalog, store, sharing),
         executor=ThreadPoolExecutor(max_workers=16, thread_name_prefix="store"),
         sharing=sharing,
         lifecycle=LifecycleRunner(store, LiveTables(catalog, sharing), day_seconds=settings.lifecycle_day_seconds,
