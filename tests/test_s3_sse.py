@@ -381,3 +381,21 @@ def test_sse_c_is_refused_where_the_catalog_or_sharing_must_read(server, s3, buc
     assert upload == ("InvalidRequest", 400)
     s3.put_object(Bucket=bucket, Key="elsewhere", Body=b"x", **customer(C_KEY))  # outside shared tables
     s3.put_object(Bucket=warehouse, Key="any/file", Body=b"x", ServerSideEncryption="AES256")
+
+
+def test_etags_of_encrypted_objects(s3, bucket):
+    """SSE-S3: the plaintext's MD5, as S3 answers (SDKs check it), and conditions name it; SSE-KMS
+    and SSE-C: no MD5 of the plaintext."""
+    body = pattern(100_000, b"etag")
+    md5 = '"' + hashlib.md5(body).hexdigest() + '"'
+    put = s3.put_object(Bucket=bucket, Key="s3", Body=body, ServerSideEncryption="AES256")
+    assert put["ETag"] == md5 == s3.head_object(Bucket=bucket, Key="s3")["ETag"]
+    assert s3.list_objects_v2(Bucket=bucket)["Contents"][0]["ETag"] == md5
+    assert s3.get_object(Bucket=bucket, Key="s3", IfMatch=md5)["Body"].read() == body
+    s3.put_object(Bucket=bucket, Key="s3", Body=b"next", ServerSideEncryption="AES256", IfMatch=md5)
+    assert error_of(s3.put_object, Bucket=bucket, Key="s3", Body=b"x", IfMatch=md5) == ("PreconditionFailed", 412)
+    s3.delete_object(Bucket=bucket, Key="s3", IfMatch='"' + hashlib.md5(b"next").hexdigest() + '"')
+    assert "Contents" not in s3.list_objects_v2(Bucket=bucket)
+    for key, options in (("kms", {"ServerSideEncryption": "aws:kms"}), ("c", customer(C_KEY))):
+        etag = s3.put_object(Bucket=bucket, Key=key, Body=body, **options)["ETag"]
+        assert etag != md5 and len(etag.strip('"')) == 32

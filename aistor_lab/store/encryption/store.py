@@ -14,8 +14,10 @@ The S3 API, the catalog, Delta Sharing and the lifecycle runner all read and wri
   with their part number: an encrypted upload completes with parts numbered 1 to N.
 - Copies (and part copies) touching an encrypted object decrypt and encrypt again, between any modes.
 
-ETags stay what the backend computes over the stored bytes: an encrypted object's ETag is the MD5 of
-its ciphertext (of its parts' ciphertexts for multipart), not of its plaintext.
+ETags: a single-part SSE-S3 object's is the MD5 of its plaintext, as in S3 (SDKs check it against
+what they sent); conditions naming it are translated to the stored ETag, which the backend checks
+in its write. Every other encrypted object's (SSE-KMS, SSE-C, multipart) is what the backend computes
+over the stored bytes, which is no MD5 of the plaintext (in S3 neither).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ..cache import Cache
 from ..errors import StoreError
 from ..object_lock import NO_LOCK, ObjectLock
 from ..types import (
+    SYSTEM_BUCKET,
     BucketInfo,
     DeleteResult,
     ListPage,
@@ -45,7 +48,7 @@ from ..types import (
 from . import bucket_default
 from .errors import EncryptionNotSupported, EncryptionParametersInvalid, UnreadableEncryption
 from .keys import MasterKeys, refuse_customer_key
-from .modes import BucketDefault, EncryptionParams, EncryptionRequest
+from .modes import AES256, BucketDefault, EncryptionParams, EncryptionRequest
 from .packages import Encryptor, ObjectDecryptor, Stream, part_context, plain_size
 from .stored import StoredEncryption, refuse_reserved_metadata, user_metadata
 
@@ -145,6 +148,8 @@ class EncryptingStore(ObjectStore):
         if stored is None:
             return info
         shown = replace(info, metadata=user_metadata(info.metadata), encryption=stored.public())
+        if stored.plain_etag is not None:
+            shown = replace(shown, etag=stored.plain_etag)
         if not info.parts_count:
             size = stored.plain_size if stored.plain_size is not None else plain_size(info.size, stored.package_size)
             return replace(shown, size=size)
@@ -165,6 +170,21 @@ class EncryptingStore(ObjectStore):
             return replace(info, metadata=user_metadata(info.metadata), encryption=stored.public())
         return replace(self._shown(full, stored), last_modified=info.last_modified)
 
+    def _condition(
+        self, bucket: str, key: str, condition: WriteCondition | None, version_id: str | None = None
+    ) -> WriteCondition | None:
+        """``condition`` as the backend checks it: an If-Match naming an ETag this store shows instead
+        of the stored one (SSE-S3) names the stored one, if the object still has it."""
+        if not condition or condition.if_match in (None, "*"):
+            return condition
+        try:
+            info = self._inner.get_object_info(bucket, key, version_id)
+        except StoreError:
+            return condition  # nothing there: the backend refuses the condition itself
+        if self._shown(info).etag == condition.if_match.strip().strip('"'):
+            return replace(condition, if_match=info.etag)
+        return condition
+
     def _shown_upload(self, upload: UploadInfo) -> UploadInfo:
         stored = StoredEncryption.from_metadata(upload.metadata)
         if stored is None:
@@ -180,7 +200,10 @@ class EncryptingStore(ObjectStore):
 
     # -- what writes get ------------------------------------------------------------------------
     def bucket_default(self, bucket: str) -> BucketDefault | None:
-        """The bucket's default encryption (cached for a short while)."""
+        """The bucket's default encryption (cached for a short while). The services' own state has
+        none: its secrets are sealed by their owners (store.keyring)."""
+        if bucket == SYSTEM_BUCKET:
+            return None
         return self._defaults.get_or_load(
             bucket, lambda: bucket_default.from_document(self._inner.get_bucket_config(bucket, bucket_default.CONFIG_NAME))
         )
@@ -260,11 +283,12 @@ class EncryptingStore(ObjectStore):
         metadata = dict(metadata or {})
         refuse_reserved_metadata(metadata)
         if isinstance(data, EncryptingStaging):
-            metadata |= replace(data.stored, plain_size=data.size).to_metadata()
+            plain_etag = data.md5_hex() if data.stored.sealed.mode == AES256 else None
+            metadata |= replace(data.stored, plain_size=data.size, plain_etag=plain_etag).to_metadata()
             data = data.sealed((bucket, key))
         info = self._inner.put_object(
             bucket, key, data, content_type=content_type, metadata=metadata, headers=headers,
-            checksums=checksums, condition=condition, lock=lock,
+            checksums=checksums, condition=self._condition(bucket, key, condition), lock=lock,
         )  # fmt: skip
         return self._shown(info)
 
@@ -308,8 +332,9 @@ class EncryptingStore(ObjectStore):
         bypass_governance: bool = False,
     ) -> DeleteResult:
         return self._inner.delete_object(
-            bucket, key, condition, version_id=version_id, bypass_governance=bypass_governance
-        )
+            bucket, key, self._condition(bucket, key, condition, version_id), version_id=version_id,
+            bypass_governance=bypass_governance,
+        )  # fmt: skip
 
     def set_object_lock(
         self,
@@ -347,7 +372,8 @@ class EncryptingStore(ObjectStore):
             refuse_customer_key(self._params.source_customer_key)
             info = self._inner.copy_object(
                 src_bucket, src_key, dst_bucket, dst_key, metadata=metadata, content_type=content_type,
-                headers=headers, condition=condition, src_version_id=source_info.version_id, lock=lock,
+                headers=headers, condition=self._condition(dst_bucket, dst_key, condition),
+                src_version_id=source_info.version_id, lock=lock,
             )  # fmt: skip
             return self._shown(info)
         with self._open(src_bucket, src_key, source_info.version_id, self._params.source_customer_key) as source:
@@ -497,7 +523,7 @@ class EncryptingStore(ObjectStore):
                 "The parts of an encrypted multipart upload must be numbered 1 to N without gaps."
             )
         info = self._inner.complete_multipart_upload(
-            bucket, key, upload_id, parts, checksums=checksums, condition=condition
+            bucket, key, upload_id, parts, checksums=checksums, condition=self._condition(bucket, key, condition)
         )
         return self._shown(info)
 

@@ -30,6 +30,7 @@ SEALED_KEY = _SSE + "sealed-key"  # base64
 KMS_CONTEXT = _SSE + "kms-context"  # base64 of canonical JSON
 PLAIN_SIZE = _SSE + "plain-size"  # single-part objects; a multipart object's follows from its parts
 BUCKET_KEY = _SSE + "bucket-key"
+PLAIN_ETAG = _SSE + "etag"  # single-part SSE-S3 objects: the plaintext's MD5, their ETag as in S3
 _MODES = (AES256, AWS_KMS, SSE_C)
 
 
@@ -41,6 +42,7 @@ class StoredEncryption:
     plain_size: int | None = None
     package_size: int = PACKAGE_SIZE
     bucket_key_enabled: bool = False
+    plain_etag: str | None = None
 
     def to_metadata(self) -> dict[str, str]:
         entries = {
@@ -56,6 +58,8 @@ class StoredEncryption:
             entries[PLAIN_SIZE] = str(self.plain_size)
         if self.bucket_key_enabled:
             entries[BUCKET_KEY] = "true"
+        if self.plain_etag is not None:
+            entries[PLAIN_ETAG] = self.plain_etag
         return entries
 
     @classmethod
@@ -81,7 +85,7 @@ class StoredEncryption:
                 raise ValueError("no package is empty")
         except (KeyError, ValueError, binascii.Error):
             raise UnreadableEncryption("The object's encryption metadata is not readable.") from None
-        return cls(sealed, plain_size, package_size, metadata.get(BUCKET_KEY) == "true")
+        return cls(sealed, plain_size, package_size, metadata.get(BUCKET_KEY) == "true", metadata.get(PLAIN_ETAG))
 
     def public(self) -> ObjectEncryption:
         """What answers may tell of this encryption."""
