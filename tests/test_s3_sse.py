@@ -135,9 +135,18 @@ def test_multipart_with_the_key_on_each_part(s3, bucket, mode):
         answer = s3.upload_part(
             Bucket=bucket, Key="mp", UploadId=upload["UploadId"], PartNumber=number, Body=data, **read
         )
+        check_mode_headers(answer, mode)
         parts.append({"PartNumber": number, "ETag": answer["ETag"]})
+    # A part sent again answers the same ETag (clients retrying keep either); SSE-S3's is its MD5.
+    again = s3.upload_part(
+        Bucket=bucket, Key="mp", UploadId=upload["UploadId"], PartNumber=1, Body=parts_data[0], **read
+    )
+    assert again["ETag"] == parts[0]["ETag"]
+    plain_md5 = '"' + hashlib.md5(parts_data[0]).hexdigest() + '"'
+    assert (again["ETag"] == plain_md5) == (mode == "sse-s3")
     listed = s3.list_parts(Bucket=bucket, Key="mp", UploadId=upload["UploadId"])["Parts"]
     assert [part["Size"] for part in listed] == [len(data) for data in parts_data]
+    assert [part["ETag"] for part in listed] == [part["ETag"] for part in parts]
     done = s3.complete_multipart_upload(
         Bucket=bucket, Key="mp", UploadId=upload["UploadId"], MultipartUpload={"Parts": parts}
     )

@@ -72,6 +72,7 @@ async def upload_part(req: S3Handler) -> None:
     req.set_header("ETag", f'"{part.etag}"')
     for algorithm, value in checksums.items():
         req.set_header(HEADER_PREFIX + algorithm, value)
+    set_encryption_headers(req, part.encryption)
     req.send_empty()
 
 
@@ -92,6 +93,7 @@ async def upload_part_copy(req: S3Handler) -> None:
         end,
         src_version_id=source.version_id,
     )
+    set_encryption_headers(req, part.encryption)
     xml = XmlWriter("CopyPartResult").element("ETag", f'"{part.etag}"')
     req.send_xml(xml.element("LastModified", iso8601(part.last_modified)).to_bytes())
 

@@ -31,11 +31,13 @@ def request_params(operation: str, headers: Mapping[str, str]) -> EncryptionPara
         return EncryptionParams(
             write=write_request(headers), source_customer_key=customer_key_of(headers, COPY_SOURCE_CUSTOMER)
         )
+    # A part takes its upload's encryption: SSE-S3/SSE-KMS headers repeated on it are redundant and
+    # go unread (ceph's suite sends them, RGW takes them); an SSE-C upload's key must come again.
     if operation == "UploadPart":
-        return EncryptionParams(customer_key=read_request(headers))
+        return EncryptionParams(customer_key=customer_key_of(headers))
     if operation == "UploadPartCopy":
         return EncryptionParams(
-            customer_key=read_request(headers), source_customer_key=customer_key_of(headers, COPY_SOURCE_CUSTOMER)
+            customer_key=customer_key_of(headers), source_customer_key=customer_key_of(headers, COPY_SOURCE_CUSTOMER)
         )
     if operation in _READS:
         return EncryptionParams(customer_key=read_request(headers), check_reads=True)

@@ -129,6 +129,7 @@ class PartInfo:
     size: int
     last_modified: float
     checksums: dict[str, str] = field(default_factory=dict)
+    encryption: ObjectEncryption | None = None  # the upload's, where the store tells it
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import hmac
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -50,7 +51,7 @@ from .errors import EncryptionNotSupported, EncryptionParametersInvalid, Unreada
 from .keys import MasterKeys, refuse_customer_key
 from .modes import AES256, BucketDefault, EncryptionParams, EncryptionRequest
 from .packages import Encryptor, ObjectDecryptor, Stream, part_context, plain_size
-from .stored import StoredEncryption, refuse_reserved_metadata, user_metadata
+from .stored import PART_ETAG, StoredEncryption, refuse_reserved_metadata, user_metadata
 
 # A bucket's default encryption is read at most this often: several servers in front of one store
 # see each other's PutBucketEncryption within this time.
@@ -61,8 +62,9 @@ class EncryptingStaging(Staging):
     """Bytes of a future object or part, encrypted on their way into the backend's staging.
     ``size`` and ``md5_hex`` are the plaintext's, which the S3 layer checks Content-MD5 against."""
 
-    def __init__(self, inner: Staging, encryptor: Encryptor, stored: StoredEncryption, target: tuple):
+    def __init__(self, inner: Staging, data_key: bytes, encryptor: Encryptor, stored: StoredEncryption, target: tuple):
         self._inner = inner
+        self._data_key = data_key
         self._encryptor = encryptor
         self._md5 = hashlib.md5()
         self._sealed = False
@@ -81,6 +83,15 @@ class EncryptingStaging(Staging):
 
     def md5_hex(self) -> str:
         return self._md5.hexdigest()
+
+    def part_etag(self) -> str:
+        """The ETag of a part: the plaintext's MD5 for SSE-S3, as in S3; for SSE-KMS and SSE-C a
+        keyed digest of it, no MD5 of the plaintext. Either way the same bytes sent again give the
+        same ETag, as clients retrying a part expect."""
+        if self.stored.sealed.mode == AES256:
+            return self.md5_hex()
+        digest = hmac.new(self._data_key, b"part etag " + self._md5.digest(), hashlib.sha256)
+        return digest.hexdigest()[:32]
 
     def sealed(self, target: tuple) -> Staging:
         """The backend's staging with the final package written, for the write ``target`` names."""
@@ -229,13 +240,15 @@ class EncryptingStore(ObjectStore):
                 return self._inner.stage()
             data_key = self.keys.open(stored.sealed, bucket, key, self._params.customer_key)
             encryptor = Encryptor(data_key, part_context(part_number), stored.package_size)
-            return EncryptingStaging(self._inner.stage(), encryptor, stored, (bucket, key, upload_id, part_number))
+            target = (bucket, key, upload_id, part_number)
+            return EncryptingStaging(self._inner.stage(), data_key, encryptor, stored, target)
         request = self._write_request(bucket, self._params.write)
         if request is None:
             return self._inner.stage()
         data_key, sealed = self.keys.new_data_key(request, bucket, key)
         stored = StoredEncryption(sealed, bucket_key_enabled=request.bucket_key_enabled)
-        return EncryptingStaging(self._inner.stage(), Encryptor(data_key, part_context(None)), stored, (bucket, key))
+        encryptor = Encryptor(data_key, part_context(None))
+        return EncryptingStaging(self._inner.stage(), data_key, encryptor, stored, (bucket, key))
 
     # -- buckets (as the backend has them) ---------------------------------------------------------
     def is_system_bucket(self, name: str) -> bool:
@@ -468,11 +481,11 @@ class EncryptingStore(ObjectStore):
         is encrypted (its parts are encrypted as they arrive)."""
         if not isinstance(data, EncryptingStaging):
             return self._inner.upload_part(bucket, key, upload_id, part_number, data, checksums=checksums)
-        size = data.size
-        part = self._inner.upload_part(
-            bucket, key, upload_id, part_number, data.sealed((bucket, key, upload_id, part_number)), checksums=checksums
-        )
-        return replace(part, size=size)
+        size, etag = data.size, data.part_etag()
+        sealed = data.sealed((bucket, key, upload_id, part_number))
+        recorded = dict(checksums or {}) | {PART_ETAG: etag}
+        part = self._inner.upload_part(bucket, key, upload_id, part_number, sealed, checksums=recorded)
+        return replace(part, size=size, etag=etag, checksums=dict(checksums or {}), encryption=data.stored.public())
 
     def upload_part_copy(
         self,
@@ -517,15 +530,35 @@ class EncryptingStore(ObjectStore):
     ) -> ObjectInfo:
         """An encrypted upload's parts must be numbered 1 to N: reads find each part's stream by
         its position, and a stream only decrypts under the part number it was written with."""
-        numbered = [number for number, _ in parts] == list(range(1, len(parts) + 1))
-        if not numbered and self._upload_encryption(bucket, key, upload_id) is not None:
-            raise EncryptionParametersInvalid(
-                "The parts of an encrypted multipart upload must be numbered 1 to N without gaps."
-            )
+        if self._upload_encryption(bucket, key, upload_id) is not None:
+            if [number for number, _ in parts] != list(range(1, len(parts) + 1)):
+                raise EncryptionParametersInvalid(
+                    "The parts of an encrypted multipart upload must be numbered 1 to N without gaps."
+                )
+            parts = self._stored_part_etags(bucket, key, upload_id, parts)
         info = self._inner.complete_multipart_upload(
             bucket, key, upload_id, parts, checksums=checksums, condition=self._condition(bucket, key, condition)
         )
         return self._shown(info)
+
+    def _stored_part_etags(
+        self, bucket: str, key: str, upload_id: str, parts: list[tuple[int, str]]
+    ) -> list[tuple[int, str]]:
+        """The parts a completion names, by the ETags the backend stored for them; an ETag that is
+        not the part's is passed on for the backend to refuse."""
+        stored: dict[int, tuple[str, str | None]] = {}
+        marker = 0
+        while True:
+            page = self._inner.list_parts(bucket, key, upload_id, part_number_marker=marker, max_parts=1000)
+            stored |= {part.part_number: (part.etag, part.checksums.get(PART_ETAG)) for part in page.parts}
+            if not page.is_truncated or page.next_part_marker is None:
+                break
+            marker = page.next_part_marker
+        named = []
+        for number, etag in parts:
+            backend_etag, shown = stored.get(number, (None, None))
+            named.append((number, backend_etag if shown == etag.strip().strip('"') else etag))
+        return named
 
     def abort_multipart_upload(self, bucket: str, key: str, upload_id: str) -> None:
         self._inner.abort_multipart_upload(bucket, key, upload_id)
@@ -539,8 +572,15 @@ class EncryptingStore(ObjectStore):
         stored = StoredEncryption.from_metadata(page.upload.metadata)
         if stored is None:
             return page
-        parts = [replace(part, size=plain_size(part.size, stored.package_size)) for part in page.parts]
+        parts = [self._shown_part(part, stored) for part in page.parts]
         return replace(page, upload=self._shown_upload(page.upload), parts=parts)
+
+    @staticmethod
+    def _shown_part(part: PartInfo, stored: StoredEncryption) -> PartInfo:
+        checksums = {name: value for name, value in part.checksums.items() if name != PART_ETAG}
+        etag = part.checksums.get(PART_ETAG, part.etag)
+        size = plain_size(part.size, stored.package_size)
+        return replace(part, etag=etag, size=size, checksums=checksums, encryption=stored.public())
 
     def list_multipart_uploads(
         self,

@@ -31,6 +31,9 @@ KMS_CONTEXT = _SSE + "kms-context"  # base64 of canonical JSON
 PLAIN_SIZE = _SSE + "plain-size"  # single-part objects; a multipart object's follows from its parts
 BUCKET_KEY = _SSE + "bucket-key"
 PLAIN_ETAG = _SSE + "etag"  # single-part SSE-S3 objects: the plaintext's MD5, their ETag as in S3
+# A part of an encrypted upload keeps the ETag it answered among its checksums (parts have no
+# metadata), so that its completion can name it: see store.EncryptingStore.upload_part.
+PART_ETAG = _SSE + "part-etag"
 _MODES = (AES256, AWS_KMS, SSE_C)
 
 
