@@ -21,7 +21,7 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
 from .conftest import catalog_call, make_s3_client, seed_catalog_properties, service_with
-from .sharing_support import share_profile, storage_options
+from .sharing_support import share_profile, sharing_request, storage_options, table_path
 
 MAIN_KEY = os.urandom(32)
 ARCHIVE_KEY = os.urandom(32)
@@ -408,3 +408,15 @@ def test_etags_of_encrypted_objects(s3, bucket):
     for key, options in (("kms", {"ServerSideEncryption": "aws:kms"}), ("c", customer(C_KEY))):
         etag = s3.put_object(Bucket=bucket, Key=key, Body=body, **options)["ETag"]
         assert etag != md5 and len(etag.strip('"')) == 32
+
+
+def test_a_shared_table_with_an_sse_c_log_file_answers_a_sharing_error(server, s3, bucket, tmp_path):
+    """SSE-C written before the path was shared: the table's queries say why they cannot be served."""
+    write_deltalake(f"s3://{bucket}/t", pd.DataFrame({"id": [1]}), storage_options=storage_options(server))
+    log = "t/_delta_log/00000000000000000000.json"
+    s3.copy_object(Bucket=bucket, Key=log, CopySource={"Bucket": bucket, "Key": log}, MetadataDirective="REPLACE",
+                   **customer(C_KEY))  # fmt: skip
+    share, profile = share_profile(server, tmp_path, "s", [f"t:delta:{bucket}:t"])
+    answer = sharing_request(profile, "POST", table_path(share, "s", "t") + "/query", json_body={})
+    assert answer.status_code == 400
+    assert answer.json()["errorCode"] == "UNSUPPORTED_OPERATION" and "SSE-C" in answer.json()["message"]
