@@ -160,7 +160,7 @@ def test_s3_header_signature_with_body(key):
 
     assert decode_in_pieces(auth, wire.headers, body, 7) == (body, {})
     decoder = body_decoder(auth, wire.headers)
-    decoder.feed(body[:-1] + b"x")
+    decoder.feed(body[:-1] + bytes([body[-1] ^ 1]))  # the last byte, changed for sure
     expect_error("XAmzContentSHA256Mismatch", 400, decoder.finish)
 
 
@@ -278,6 +278,25 @@ def test_anonymous_request_is_refused():
     wire = url_to_wire(ENDPOINT + "/b/k?list-type=2")
     error = expect_error("AccessDenied", 403, wire.verify)
     assert "Anonymous" in error.message
+
+
+def test_non_ascii_header_values_are_checked_as_the_utf8_text_the_client_signed():
+    """Clients sign header text as UTF-8 and send those bytes; tornado decodes them as latin-1."""
+    text = "caf\u00e9 \u20ac"
+    request = AWSRequest(method="PUT", url=ENDPOINT + "/b/k", data=b"x", headers={"x-amz-meta-note": text})
+    botocore.auth.S3SigV4Auth(CREDENTIALS, "s3", "us-east-1").add_auth(request)
+    request.headers["x-amz-meta-note"] = text.encode().decode("latin-1")
+    wire = to_wire(request)
+    assert wire.verify().access_key == ACCESS_KEY
+    wire.headers["x-amz-meta-note"] = "cafe \u20ac".encode().decode("latin-1")
+    expect_error("SignatureDoesNotMatch", 403, wire.verify)
+
+
+def test_a_body_hashed_whole_is_not_framed_whatever_its_content_encoding():
+    body = b"plain bytes, not aws-chunked framing"
+    wire = sign(botocore.auth.S3SigV4Auth(CREDENTIALS, "s3", "us-east-1"), "PUT", ENDPOINT + "/b/k", body,
+                headers={"Content-Encoding": "gzip, aws-chunked"})  # fmt: skip
+    assert decode_in_pieces(wire.verify(), wire.headers, body, 7) == (body, {})
 
 
 def test_tampered_requests_are_refused():

@@ -35,6 +35,7 @@ from .sharing_support import create_share, create_token, storage_options
 
 WAREHOUSE = f"authz-{uuid.uuid4().hex[:8]}"
 DATA_BUCKET = f"authz-data-{uuid.uuid4().hex[:8]}"
+LOCK_BUCKET = f"authz-lock-{uuid.uuid4().hex[:8]}"
 DELEGATION = {"X-Iceberg-Access-Delegation": "vended-credentials"}
 SCHEMA = {"type": "struct", "schema-id": 0,
           "fields": [{"id": 1, "name": "id", "type": "long", "required": True}]}
@@ -120,6 +121,8 @@ def world(server):
     s3.create_bucket(Bucket=DATA_BUCKET)
     s3.put_object(Bucket=DATA_BUCKET, Key="shared/data.txt", Body=b"data")
     s3.put_bucket_lifecycle_configuration(Bucket=DATA_BUCKET, LifecycleConfiguration={"Rules": [NEVER_RULE]})
+    s3.create_bucket(Bucket=LOCK_BUCKET, ObjectLockEnabledForBucket=True)
+    s3.put_object(Bucket=LOCK_BUCKET, Key="held.txt", Body=b"held")
     write_deltalake(f"s3://{DATA_BUCKET}/shared", pa.table({"id": [1, 2]}), storage_options=storage_options(server))
     assert catalog_call(server, "POST", "/v1/warehouses", {"name": WAREHOUSE})[0] in (200, 201)
     ns1_file = _create_table(server, "ns1", "t1")
@@ -178,6 +181,8 @@ SHARED_TABLE = "/delta-sharing/shares/{share}/schemas/sales/tables/data"
 NEVER_RULE = {"ID": "never", "Prefix": "nothing-here/", "Status": "Enabled", "Expiration": {"Days": 3650}}
 LIFECYCLE = (b"<LifecycleConfiguration><Rule><ID>never</ID><Prefix>nothing-here/</Prefix><Status>Enabled</Status>"
              b"<Expiration><Days>3650</Days></Expiration></Rule></LifecycleConfiguration>")
+RETENTION = (b"<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>2099-01-01T00:00:00Z</RetainUntilDate>"
+             b"</Retention>")
 OPERATIONS = [
     Operation("list buckets", "s3", "GET", "/"),
     Operation("list data bucket", "s3", "GET", f"/{DATA_BUCKET}?list-type=2"),
@@ -196,6 +201,10 @@ OPERATIONS = [
     Operation("put bucket lifecycle", "s3", "PUT", f"/{DATA_BUCKET}?lifecycle", LIFECYCLE,
               {"Content-MD5": base64.b64encode(hashlib.md5(LIFECYCLE).digest()).decode()}),
     Operation("get bucket lifecycle", "s3", "GET", f"/{DATA_BUCKET}?lifecycle"),
+    # The same retention each time: the first call sets it, the others keep it (S3 allows no shortening).
+    Operation("put object retention", "s3", "PUT", f"/{LOCK_BUCKET}/held.txt?retention", RETENTION),
+    # The data bucket has no Object Lock: an allowed caller learns that (404).
+    Operation("get object lock configuration", "s3", "GET", f"/{DATA_BUCKET}?object-lock"),
     Operation("get ns1 table file", "s3", "GET", f"/{WAREHOUSE}/{{ns1_file}}"),
     Operation("get ns2 table file", "s3", "GET", f"/{WAREHOUSE}/{{ns2_file}}"),
     Operation("list system bucket", "system", "GET", f"/{SYSTEM_BUCKET}?list-type=2"),
@@ -241,6 +250,9 @@ MATRIX = {
     # s3:PutLifecycleConfiguration and s3:GetLifecycleConfiguration: not granted by the built-in readonly policy.
     "put bucket lifecycle":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
     "get bucket lifecycle":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    # s3:PutObjectRetention and s3:GetBucketObjectLockConfiguration: not granted by the built-in readonly policy.
+    "put object retention":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    "get object lock configuration": [404, 403, 404, 404, 403, 403, 400, 400, 400, 400],
     "get ns1 table file":    [200, 200, 200, 200, 200, 200, 400, 400, 400, 400],
     "get ns2 table file":    [200, 200, 200, 200, 200, 403, 400, 400, 400, 400],
     "list system bucket":    [404, 404, 404, 404, 404, 404, 404, 404, 404, 404],

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import base64
 import datetime
+import email.utils
 import hashlib
+import re
 import zlib
 from urllib.parse import urlparse
 
@@ -210,3 +212,31 @@ def test_the_body_must_carry_an_integrity_check(server, s3, bucket):
     crc = base64.b64encode(zlib.crc32(document.encode()).to_bytes(4, "big")).decode()
     assert put_raw(server, bucket, document, headers={"x-amz-checksum-crc32": crc}).status_code == 200
     assert s3.get_bucket_lifecycle_configuration(Bucket=bucket)["Rules"][0]["ID"] == "r1"
+
+
+def expiration_header(response: dict) -> str | None:
+    return response["ResponseMetadata"]["HTTPHeaders"].get("x-amz-expiration")
+
+
+def test_objects_say_when_a_rule_expires_them(s3, bucket):
+    rules = [{"ID": "days1", "Filter": {"Prefix": "days1/"}, "Status": "Enabled", "Expiration": {"Days": 1}},
+             {"ID": "dated", "Prefix": "dated/", "Status": "Enabled", "Expiration": {"Date": "2100-01-01"}},
+             {"ID": "off", "Prefix": "off/", "Status": "Disabled", "Expiration": {"Days": 1}}]
+    s3.put_bucket_lifecycle_configuration(Bucket=bucket, LifecycleConfiguration={"Rules": rules})
+    written = s3.put_object(Bucket=bucket, Key="days1/a", Body=b"x")
+    header = expiration_header(written)
+    for response in (s3.head_object(Bucket=bucket, Key="days1/a"), s3.get_object(Bucket=bucket, Key="days1/a")):
+        assert expiration_header(response) == header
+    match = re.fullmatch(r'expiry-date="(.+)", rule-id="days1"', header or "")
+    assert match, header
+    # The midnight UTC after the object's last-modified time plus one day, as S3 counts.
+    modified = s3.head_object(Bucket=bucket, Key="days1/a")["LastModified"]
+    due = email.utils.parsedate_to_datetime(match.group(1))
+    assert due == datetime.datetime.combine(modified.date() + datetime.timedelta(days=2), datetime.time(),
+                                            tzinfo=datetime.UTC)
+    dated = expiration_header(s3.put_object(Bucket=bucket, Key="dated/b", Body=b"x"))
+    assert dated == 'expiry-date="Fri, 01 Jan 2100 00:00:00 GMT", rule-id="dated"'
+    assert expiration_header(s3.put_object(Bucket=bucket, Key="off/c", Body=b"x")) is None
+    assert expiration_header(s3.put_object(Bucket=bucket, Key="other", Body=b"x")) is None
+    s3.delete_bucket_lifecycle(Bucket=bucket)
+    assert expiration_header(s3.head_object(Bucket=bucket, Key="days1/a")) is None

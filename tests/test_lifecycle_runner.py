@@ -16,7 +16,14 @@ from pyiceberg.catalog import load_catalog
 
 from aistor_lab.workbench.jupyter.process import ServiceProcess
 
-from .conftest import admin_call, catalog_call, make_s3_client, seed_catalog_properties, service_with
+from .conftest import (
+    admin_call,
+    catalog_call,
+    make_s3_client,
+    make_user,
+    seed_catalog_properties,
+    service_with,
+)
 from .sharing_support import create_share, storage_options
 from .test_catalog_pyiceberg import SCHEMA, rows
 
@@ -73,14 +80,17 @@ def eventually(condition, what: str, timeout: float = PATIENCE):
 
 def test_current_versions_expire_by_days_and_date_within_their_prefix(server, s3):
     bucket = new_bucket(s3)
-    for key in ("logs/a", "logs/b", "dated/c", "future/d", "keep/e", "other"):
+    for key in ("logs/a", "logs/b", "dated/c", "future/d", "keep/e", "other", "tagged/f"):
         s3.put_object(Bucket=bucket, Key=key, Body=b"x")
     put_rules(s3, bucket,
               {"ID": "logs", "Filter": {"Prefix": "logs/"}, "Status": "Enabled", "Expiration": {"Days": 1}},
+              # Objects carry no tags here: a tag filter matches nothing.
+              {"ID": "tagged", "Filter": {"And": {"Prefix": "tagged/", "Tags": [{"Key": "k", "Value": "v"}]}},
+               "Status": "Enabled", "Expiration": {"Days": 1}},
               {"ID": "dated", "Prefix": "dated/", "Status": "Enabled", "Expiration": {"Date": "2015-01-01"}},
               {"ID": "future", "Prefix": "future/", "Status": "Enabled", "Expiration": {"Date": "2100-01-01"}},
               {"ID": "off", "Prefix": "keep/", "Status": "Disabled", "Expiration": {"Days": 1}})
-    eventually(lambda: keys(s3, bucket) == ["future/d", "keep/e", "other"], "logs/ and dated/ expire")
+    eventually(lambda: keys(s3, bucket) == ["future/d", "keep/e", "other", "tagged/f"], "logs/ and dated/ expire")
     last = report(server, bucket)["lastRun"]
     assert last["walkComplete"] and last["skipped"] == 0
 
@@ -179,6 +189,19 @@ def test_a_shared_delta_tables_files_survive_a_rule_that_matches_them(server, s3
     last = report(server, bucket)["lastRun"]
     assert sorted(e["key"] for e in last["skippedFiles"]) == files
     assert all("Delta table in a share" in e["reason"] for e in last["skippedFiles"])
+
+
+def test_the_report_is_authorized_per_bucket(server, s3):
+    mine, theirs = new_bucket(s3), new_bucket(s3)
+    reader = make_user(server, {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["s3:GetLifecycleConfiguration"], "Resource": [f"arn:aws:s3:::{mine}"]}]})
+    status, body = admin_call(server, "GET", f"/lifecycle/{mine}", credentials=reader)
+    assert (status, body) == (200, {"bucket": mine})  # never run: no rules
+    status, body = admin_call(server, "GET", f"/lifecycle/{theirs}", credentials=reader)
+    assert status == 403 and body["code"] == "AccessDenied"
+    status, body = admin_call(server, "GET", "/lifecycle/no-such-bucket-here")
+    assert status == 404 and body["code"] == "NoSuchBucket"
+    assert admin_call(server, "GET", "/lifecycle/.aistor-system")[0] == 404
 
 
 def test_work_is_bounded_per_run_and_resumed_after_a_restart(tmp_path):

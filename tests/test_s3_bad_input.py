@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -144,3 +145,32 @@ def test_write_headers_with_the_semantics_this_server_has_are_accepted(s3, bucke
     s3.put_object(Bucket=bucket, Key="ok", Body=b"data", ACL="bucket-owner-full-control")
     s3.copy_object(Bucket=bucket, Key="copy", CopySource={"Bucket": bucket, "Key": "ok"}, TaggingDirective="COPY")
     assert s3.get_object(Bucket=bucket, Key="copy")["Body"].read() == b"data"
+
+
+@pytest.mark.parametrize("raw_key", ["%FF%FE", "%C2%AE%C2%8A-"])
+def test_a_key_that_is_not_utf8_or_holds_a_c1_control_is_an_invalid_uri(server, s3, bucket, raw_key):
+    for method, body in (("GET", b""), ("PUT", b"data")):
+        response = signed_call(server, method, f"/{bucket}/{raw_key}", body)
+        assert response.status_code == 400 and error_of(response) == "InvalidURI"
+        assert ET.fromstring(response.content).findtext("Message") == "Couldn't parse the specified URI."
+    assert s3.list_objects_v2(Bucket=bucket)["KeyCount"] == 0
+
+
+def test_a_refused_request_that_expects_100_continue_is_answered_before_its_body(server, bucket):
+    """The error comes at once: no ``100 Continue`` invites a body the answer will refuse."""
+    host, port = server.endpoint.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(f"PUT /{bucket}/anonymous HTTP/1.1\r\nHost: {host}\r\nContent-Length: 123\r\n"
+                     "Expect: 100-continue\r\n\r\n".encode())  # fmt: skip
+        answer = sock.recv(65536).decode("latin-1")
+    assert answer.startswith("HTTP/1.1 403 ") and "<Code>AccessDenied</Code>" in answer
+    assert "\r\nconnection: close\r\n" in answer.lower()  # its body unread, the connection is not reused
+
+
+def test_refused_uploads_in_a_row_each_get_their_error(s3):
+    """boto3 sends PUT bodies after ``Expect: 100-continue``; each refusal closes its connection, which
+    the answer announces, so the next request goes on a new one instead of a closing one."""
+    for number in range(20):
+        with pytest.raises(ClientError) as excinfo:
+            s3.put_object(Bucket="no-such-bucket-here", Key=f"k{number}", Body=b"{}")
+        assert excinfo.value.response["Error"]["Code"] == "NoSuchBucket"

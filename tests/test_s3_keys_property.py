@@ -3,8 +3,10 @@ requests: either the object round-trips (PUT, GET, HEAD, listed exactly once wit
 ``encoding-type=url``, DELETE) or the write is refused with a clean 4xx S3 error and nothing is
 stored; every listing parses as XML.
 
-What is refused (aistor_lab/s3/names.py): bytes that are not UTF-8, keys over 1024 bytes, and keys
-with a character XML 1.0 cannot carry (C0 controls but tab, LF and CR; U+FFFE, U+FFFF).
+What is refused (aistor_lab/s3/names.py): bytes that are not UTF-8, keys over 1024 bytes, keys
+with a character XML 1.0 cannot carry (C0 controls but tab, LF and CR; U+FFFE, U+FFFF), and, as S3
+refuses them, paths with a C1 control character (U+0080-U+009F). A path that is not UTF-8 or holds a
+C1 control is InvalidURI; the other refusals are InvalidArgument (KeyTooLongError for the length).
 """
 
 from __future__ import annotations
@@ -41,7 +43,11 @@ key_bytes = st.one_of(
 
 def expected_refusal(key: str) -> str | None:
     """The error code a write of ``key`` must get, None when it must be stored."""
-    if any((ord(c) < 0x20 and c not in "\t\n\r") or c in "\ufffe\uffff" or 0xD800 <= ord(c) <= 0xDFFF for c in key):
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in key):
+        return "InvalidArgument"  # a lone surrogate: not even UTF-8 (boto3 cannot send it)
+    if any(0x80 <= ord(c) <= 0x9F for c in key):
+        return "InvalidURI"
+    if any((ord(c) < 0x20 and c not in "\t\n\r") or c in "\ufffe\uffff" for c in key):
         return "InvalidArgument"
     if len(key.encode()) > 1024:
         return "KeyTooLongError"
@@ -139,7 +145,7 @@ def test_keys_of_any_bytes_through_raw_signed_requests(raw, keys_bucket, data):
     try:
         key = data.decode("utf-8")
     except UnicodeDecodeError:
-        key, refusal = None, "InvalidArgument"
+        key, refusal = None, "InvalidURI"
     else:
         refusal = expected_refusal(key)
     status, body = raw.send("PUT", path, b"payload")
@@ -156,21 +162,22 @@ def test_keys_of_any_bytes_through_raw_signed_requests(raw, keys_bucket, data):
     assert_bucket_empty(raw, keys_bucket)
 
 
-@pytest.mark.parametrize("method,target,body,headers", [
-    ("GET", "/{bucket}?list-type=2&prefix=%FF", b"", {}),
-    ("GET", "/{bucket}?list-type=2&start-after=a%C3", b"", {}),
-    ("GET", "/{bucket}?marker=%ED%A0%80", b"", {}),
-    ("GET", "/{bucket}?list-type=2&continuation-token=_w==", b"", {}),
-    ("GET", "/{bucket}?uploads&prefix=%C0%AF", b"", {}),
-    ("GET", "/{bucket}/%FF", b"", {}),
-    ("POST", "/{bucket}/a%FFb?uploads", b"", {}),
-    ("PUT", "/{bucket}/copy", b"", {"x-amz-copy-source": "{bucket}/%FF"}),
-    ("POST", "/{bucket}?delete", b"<Delete><Object><Key>\xff</Key></Object></Delete>", {}),
+@pytest.mark.parametrize("method,target,body,headers,code", [
+    ("GET", "/{bucket}?list-type=2&prefix=%FF", b"", {}, "InvalidArgument"),
+    ("GET", "/{bucket}?list-type=2&start-after=a%C3", b"", {}, "InvalidArgument"),
+    ("GET", "/{bucket}?marker=%ED%A0%80", b"", {}, "InvalidArgument"),
+    ("GET", "/{bucket}?list-type=2&continuation-token=_w==", b"", {}, "InvalidArgument"),
+    ("GET", "/{bucket}?uploads&prefix=%C0%AF", b"", {}, "InvalidArgument"),
+    ("GET", "/{bucket}/%FF", b"", {}, "InvalidURI"),
+    ("POST", "/{bucket}/a%FFb?uploads", b"", {}, "InvalidURI"),
+    ("PUT", "/{bucket}/copy", b"", {"x-amz-copy-source": "{bucket}/%FF"}, "InvalidArgument"),
+    ("POST", "/{bucket}?delete", b"<Delete><Object><Key>\xff</Key></Object></Delete>", {}, "InvalidArgument"),
 ])
-def test_invalid_utf8_anywhere_a_key_arrives_is_invalid_argument(raw, keys_bucket, method, target, body, headers):
+def test_invalid_utf8_anywhere_a_key_arrives_is_refused(raw, keys_bucket, method, target, body, headers, code):
+    """In the path S3 cannot parse the URI (InvalidURI); elsewhere the value is an invalid argument."""
     headers = {name: value.format(bucket=keys_bucket) for name, value in headers.items()}
     status, answer = raw.send(method, target.format(bucket=keys_bucket), body, headers)
-    assert (status, error_code(answer)) == (400, "InvalidArgument"), answer
+    assert (status, error_code(answer)) == (400, code), answer
     assert_bucket_empty(raw, keys_bucket)
 
 

@@ -585,6 +585,42 @@ def test_single_small_part_upload(store, bucket):
     assert read(store, bucket, "metadata.json") == b"{}"
 
 
+def test_completing_again_answers_the_object_while_it_is_current(store, bucket):
+    """S3 answers a repeated CompleteMultipartUpload with the object the upload made, as long as that
+    object is the key's current version; then the upload is gone (NoSuchUpload)."""
+    upload = store.create_multipart_upload(bucket, "again", checksum_algorithm="sha256")
+    data = b"the only part"
+    digest = base64.b64encode(hashlib.sha256(data).digest()).decode()
+    etag = upload_part(store, bucket, "again", upload.upload_id, 1, data, checksums={"sha256": digest})
+    first = store.complete_multipart_upload(bucket, "again", upload.upload_id, [(1, etag)])
+    again = store.complete_multipart_upload(bucket, "again", upload.upload_id, [(1, etag)])
+    assert (again.etag, again.size, again.checksums) == (first.etag, len(data), first.checksums)
+    assert read(store, bucket, "again") == data
+    put(store, bucket, "again", b"replaced")
+    with pytest.raises(NoSuchUpload):
+        store.complete_multipart_upload(bucket, "again", upload.upload_id, [(1, etag)])
+    with pytest.raises(NoSuchUpload):
+        store.complete_multipart_upload(bucket, "other", upload.upload_id, [(1, etag)])
+
+
+def test_local_parts_keep_their_checksums_in_the_completed_object(tmp_path, part_data):
+    store = LocalStore(tmp_path / "store")
+    try:
+        store.create_bucket("b")
+        upload = store.create_multipart_upload("b", "mp", checksum_algorithm="crc32", checksum_type="FULL_OBJECT")
+        assert store.list_parts("b", "mp", upload.upload_id).upload.checksum_type == "FULL_OBJECT"
+        sums = [{"crc32": crc32(data)} for data in part_data]
+        etags = [
+            upload_part(store, "b", "mp", upload.upload_id, n, data, checksums=sums[n - 1])
+            for n, data in enumerate(part_data, 1)
+        ]
+        store.complete_multipart_upload("b", "mp", upload.upload_id, list(enumerate(etags, 1)))
+        info = store.get_object_info("b", "mp")
+        assert [info.part_checksums_of(n) for n in (1, 2, 3, 4)] == [*sums, {}]
+    finally:
+        store.close()
+
+
 def test_uploading_a_part_again_replaces_it(store, bucket, part_data):
     upload = store.create_multipart_upload(bucket, "mp")
     old = upload_part(store, bucket, "mp", upload.upload_id, 1, part_data[2])

@@ -25,15 +25,16 @@ GET_LIFECYCLE = "s3:GetLifecycleConfiguration"
 class LifecycleReportHandler(AdminHandler):
     async def get(self, bucket: str) -> None:
         def report() -> dict:
+            store = self.services.store
+            missing = IAMError("NoSuchBucket", f"bucket {bucket!r} does not exist", 404)
+            if store.is_system_bucket(bucket):  # as in the S3 API: not there, whoever asks
+                raise missing
             if not self.services.iam.is_allowed(self._authenticate(), GET_LIFECYCLE, f"arn:aws:s3:::{bucket}"):
                 raise IAMError("AccessDenied", "Access Denied.", 403)
-            store = self.services.store
             try:
-                if store.is_system_bucket(bucket):
-                    raise NoSuchBucket()
                 store.get_bucket(bucket)
             except NoSuchBucket:
-                raise IAMError("NoSuchBucket", f"bucket {bucket!r} does not exist", 404) from None
+                raise missing from None
             return {"bucket": bucket, **(self.services.lifecycle.report(bucket) or {})}
 
         # The action concerns the bucket, not the admin resource: report() checks it.

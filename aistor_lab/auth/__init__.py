@@ -21,11 +21,17 @@ Interface (used by the S3 API, the admin API and later the Iceberg catalog):
     StagedVerification(method, raw_path, raw_query, headers, secrets, *, service, max_skew, has_body)
         verifies what the headers prove (raises AuthError) and ``.finish(body) -> payload`` the rest,
         so that a server reads the body of known callers only (staged.py).
+
+    header_text(value) -> str
+        a header value as the text the client sent (UTF-8 bytes that tornado decoded as latin-1).
 """
 
+from .canonical import header_text
 from .errors import AuthError
 from .payload import BodyDecoder, body_decoder
 from .sigv4 import AuthResult, verify_request
 from .staged import StagedVerification
 
-__all__ = ["AuthError", "AuthResult", "BodyDecoder", "StagedVerification", "body_decoder", "verify_request"]
+__all__ = [
+    "AuthError", "AuthResult", "BodyDecoder", "StagedVerification", "body_decoder", "header_text", "verify_request",
+]

@@ -110,10 +110,21 @@ def header_values(headers: Mapping[str, str], name: str) -> list[str]:
     return [] if value is None else [value]
 
 
+def header_text(value: str) -> str:
+    """The text a client sent in a header. HTTP servers (tornado) decode header bytes as latin-1,
+    one character per byte, while clients send (and sign) text as UTF-8: the bytes are read again
+    as UTF-8. A value that is not UTF-8 stays as it came."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return value
+
+
 def canonical_headers(headers: Mapping[str, str], names: Iterable[str]) -> str:
-    """``name:value\\n`` for each signed header; repeats joined by commas, runs of spaces folded."""
+    """``name:value\\n`` for each signed header; repeats joined by commas, runs of spaces folded.
+    Values are the text the client signed (``header_text``)."""
     lines = []
     for name in names:
-        value = ",".join(" ".join(v.split()) for v in header_values(headers, name))
+        value = ",".join(" ".join(header_text(v).split()) for v in header_values(headers, name))
         lines.append(f"{name}:{value}\n")
     return "".join(lines)

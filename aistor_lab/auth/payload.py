@@ -54,11 +54,9 @@ class Sha256Check:
 def body_decoder(auth: AuthResult, headers: Mapping[str, str]) -> BodyDecoder:
     payload = auth.payload
     encodings = [part.strip().lower() for part in headers.get("Content-Encoding", "").split(",")]
-    if payload.startswith("STREAMING-") or "aws-chunked" in encodings:
-        if is_sha256_hex(payload):
-            raise AuthError(
-                "InvalidRequest", "An aws-chunked body needs a STREAMING-* x-amz-content-sha256.", 400
-            )
+    # A body hashed whole (a hex x-amz-content-sha256) is not framed, whatever Content-Encoding
+    # says: S3 then takes ``aws-chunked`` there as a name to drop from the stored encoding.
+    if payload.startswith("STREAMING-") or ("aws-chunked" in encodings and not is_sha256_hex(payload)):
         signed = payload in (STREAMING_SIGNED, STREAMING_SIGNED_TRAILER)
         return AwsChunkedDecoder(
             ChunkSignatures(auth) if signed else None,

@@ -166,6 +166,9 @@ def _verify_query(
         params["X-Amz-Credential"], amz_date, service, QUERY_MALFORMED
     )
     expires = params["X-Amz-Expires"]
+    if expires.startswith("-") and expires[1:].isdigit():
+        # S3 refuses a URL that expired before it was made as it refuses an expired one, with 403.
+        raise AuthError(QUERY_MALFORMED, "X-Amz-Expires must be non-negative", 403)
     if not expires.isdigit() or int(expires) > MAX_PRESIGN_SECONDS:
         raise AuthError(
             QUERY_MALFORMED, f"X-Amz-Expires must be a number of seconds up to {MAX_PRESIGN_SECONDS}.", 400

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
-from ..store import ObjectVersion, UploadInfo
+from ..store import ObjectInfo, ObjectVersion, UploadInfo
 from .rules import Rule, due_after_days
 
 EXPIRE_CURRENT = "expire current version"
@@ -81,8 +81,9 @@ def key_actions(rules: list[Rule], versions: list[ObjectVersion], now: float, da
         if len(versions) == 1 and (rule := _first_due(
                 rules, key, None, now, lambda r: _marker_due(r, latest.info.last_modified, day_seconds))):
             actions.append(Action(REMOVE_DELETE_MARKER, key, latest.info.version_id, "", rule.id))
-    elif rule := _first_due(rules, key, latest.info.size, now,
-                            lambda r: _current_due(r, latest.info.last_modified, day_seconds)):
+    # A version written after the run began (after it looked for live tables) waits for the next run.
+    elif latest.info.last_modified <= now and (rule := _first_due(
+            rules, key, latest.info.size, now, lambda r: _current_due(r, latest.info.last_modified, day_seconds))):
         actions.append(Action(EXPIRE_CURRENT, key, latest.info.version_id, latest.info.etag, rule.id))
     for newer_noncurrent, (successor, version) in enumerate(pairwise(versions)):
         size = None if version.is_delete_marker else version.info.size
@@ -92,6 +93,13 @@ def key_actions(rules: list[Rule], versions: list[ObjectVersion], now: float, da
         if rule is not None:
             actions.append(Action(DELETE_NONCURRENT, key, version.info.version_id, "", rule.id))
     return actions
+
+
+def current_expiry(rules: list[Rule], info: ObjectInfo, day_seconds: float) -> tuple[float, str] | None:
+    """When the current version ``info`` falls due, and by which rule (the earliest due)."""
+    dues = [(due, rule.id) for rule in rules if rule.matches(info.key, info.size)
+            and (due := _current_due(rule, info.last_modified, day_seconds)) is not None]
+    return min(dues) if dues else None
 
 
 def upload_due(rules: list[Rule], upload: UploadInfo, now: float, day_seconds: float) -> Rule | None:

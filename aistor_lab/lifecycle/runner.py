@@ -18,17 +18,17 @@ from ..store import (
     NoSuchBucket,
     NoSuchKey,
     NoSuchUpload,
+    ObjectLocked,
     ObjectStore,
     ObjectVersion,
     PreconditionFailed,
-    StoreError,
     WriteCondition,
 )
 from .evaluation import DELETE_NONCURRENT, EXPIRE_CURRENT, Action, key_actions, upload_due
 from .live_tables import LiveTables, protection
 from .rules import Configuration, Rule
 from .state import BucketStates
-from .xml_config import LifecycleError, parse
+from .xml_config import parse
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class LifecycleRunner:
                     self.run_bucket(bucket.name, parse(document))
             except NoSuchBucket:
                 continue  # deleted meanwhile
-            except (StoreError, LifecycleError, OSError):
+            except Exception:  # one bucket's failure (its tables unreadable, ...) must not stop the others
                 log.exception("lifecycle run of bucket %s failed; the next run tries again", bucket.name)
 
     def report(self, bucket: str) -> dict | None:
@@ -133,6 +133,9 @@ class LifecycleRunner:
                 self.store.delete_object(run.bucket, action.key, version_id=action.version_id)
         except (PreconditionFailed, NoSuchKey):
             return  # changed meanwhile; the next run judges it again
+        except ObjectLocked as exc:
+            run.skip(action, f"object lock: {exc}")  # a rule never bypasses a retention or legal hold
+            return
         run.count(_COUNTERS.get(action.kind, "deleteMarkersRemoved"))
 
     # -- multipart uploads -------------------------------------------------------------------

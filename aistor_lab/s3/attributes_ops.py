@@ -1,8 +1,7 @@
 """GetObjectAttributes: what HEAD tells of an object, as XML, for the attributes the client names.
 
-ObjectParts lists each part's number and size (paged by ``x-amz-max-parts`` and
-``x-amz-part-number-marker``); per-part checksums are not kept once an upload completes, so a part
-carries no checksum.
+ObjectParts lists each part's number, size and the checksums it was uploaded with (paged by
+``x-amz-max-parts`` and ``x-amz-part-number-marker``).
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..store import ObjectInfo
+from .checksums import checksum_type
 from .errors import S3Error
 from .object_versions import read_object, requested_version, set_read_version
 from .xmlio import XmlWriter, http_date
@@ -42,8 +42,7 @@ async def get_object_attributes(req: S3Handler) -> None:
         xml.open("Checksum")
         for algorithm, value in info.checksums.items():
             xml.element("Checksum" + algorithm.upper(), value)
-        composite = any("-" in value for value in info.checksums.values())
-        xml.element("ChecksumType", "COMPOSITE" if composite else "FULL_OBJECT").close("Checksum")
+        xml.element("ChecksumType", checksum_type(info.checksums)).close("Checksum")
     if "ObjectParts" in names and info.parts_count:
         await _write_parts(req, info, xml)
     if "StorageClass" in names:
@@ -67,7 +66,10 @@ async def _write_parts(req: S3Handler, info: ObjectInfo, xml: XmlWriter) -> None
         xml.element("NextPartNumberMarker", numbers[-1] if numbers else marker)
     for number in numbers:
         start, end = await req.run_read(req.store.part_range, info, number)
-        xml.open("Part").element("PartNumber", number).element("Size", end - start).close("Part")
+        xml.open("Part").element("PartNumber", number).element("Size", end - start)
+        for algorithm, value in info.part_checksums_of(number).items():
+            xml.element("Checksum" + algorithm.upper(), value)
+        xml.close("Part")
     xml.close("ObjectParts")
 
 

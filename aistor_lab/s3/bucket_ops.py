@@ -11,12 +11,14 @@ from urllib.parse import quote
 from ..store import ObjectInfo
 from .errors import S3Error
 from .names import check_bucket_name
+from .object_lock_ops import enable_on_new_bucket, object_lock_requested
 from .xmlio import XmlWriter, iso8601, parse_xml
 
 if TYPE_CHECKING:
     from .handler import S3Handler
 
 MAX_LIST_KEYS = 1000
+MAX_BUCKETS = 10000
 
 
 def owner_id(services) -> str:
@@ -25,24 +27,47 @@ def owner_id(services) -> str:
 
 
 async def list_buckets(req: S3Handler) -> None:
-    buckets = await req.run_blocking(req.store.list_buckets)
+    """ListBuckets in name order, paged by ``max-buckets`` and ``continuation-token`` (the last name
+    of the page before) when the client asks for pages, filtered by ``prefix``."""
+    query = req.query
+    prefix = query.get("prefix", "")
+    limit = _max_buckets(query.get("max-buckets"))
+    after = _decode_token(query["continuation-token"]) if "continuation-token" in query else ""
+    buckets = [
+        bucket for bucket in await req.run_blocking(req.store.list_buckets)
+        if bucket.name.startswith(prefix) and bucket.name > after and not req.store.is_system_bucket(bucket.name)
+    ]  # fmt: skip
+    page = buckets[:limit]
     xml = XmlWriter("ListAllMyBucketsResult").open("Owner")
     xml.element("ID", owner_id(req.services)).element("DisplayName", req.services.settings.root_user)
     xml.close("Owner").open("Buckets")
-    for bucket in buckets:
-        if req.store.is_system_bucket(bucket.name):
-            continue
+    for bucket in page:
         xml.open("Bucket").element("Name", bucket.name).element("CreationDate", iso8601(bucket.created))
         xml.close("Bucket")
     xml.close("Buckets")
+    if len(buckets) > len(page):
+        xml.element("ContinuationToken", _encode_token(page[-1].name))
+    if "prefix" in query:
+        xml.element("Prefix", prefix)
     req.send_xml(xml.to_bytes())
+
+
+def _max_buckets(value: str | None) -> int:
+    if value is None:
+        return MAX_BUCKETS
+    if not value.isdigit() or not 1 <= int(value) <= MAX_BUCKETS:
+        raise S3Error("InvalidArgument", f"max-buckets must be an integer between 1 and {MAX_BUCKETS}.")
+    return int(value)
 
 
 async def create_bucket(req: S3Handler) -> None:
     check_bucket_name(req.bucket)
     if req.body.strip():
         parse_xml(bytes(req.body), "CreateBucketConfiguration")  # location is accepted and ignored
-    await req.run_blocking(req.store.create_bucket, req.bucket)
+    if object_lock_requested(req):
+        await enable_on_new_bucket(req)
+    else:
+        await req.run_blocking(req.store.create_bucket, req.bucket)
     req.set_header("Location", "/" + req.bucket)
     req.send_empty()
 
@@ -85,7 +110,8 @@ async def list_objects(req: S3Handler) -> None:
     )
 
     xml = XmlWriter("ListBucketResult")
-    xml.element("Name", req.bucket).element("Prefix", enc(prefix))
+    # S3 URL-encodes the echoed Prefix of v2 only (botocore decodes it in v2 answers, not in v1).
+    xml.element("Name", req.bucket).element("Prefix", enc(prefix) if v2 else prefix)
     if v2:
         if "continuation-token" in query:
             xml.element("ContinuationToken", query["continuation-token"])

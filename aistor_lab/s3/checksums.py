@@ -2,6 +2,11 @@
 
 Values travel base64-encoded in ``x-amz-checksum-<algorithm>`` headers or trailers. They are
 computed while a body streams in and compared once it is complete; a mismatch refuses the write.
+
+A multipart object's checksum comes from its parts' (``x-amz-checksum-type`` of the upload):
+COMPOSITE is the checksum of the parts' binary checksums, with ``-N`` (any algorithm but
+CRC64NVME); FULL_OBJECT is the CRC of the whole object, combined from the parts' CRCs and sizes
+(the CRCs only). An algorithm's default type is FULL_OBJECT for CRC64NVME, else COMPOSITE.
 """
 
 from __future__ import annotations
@@ -18,6 +23,10 @@ from .errors import S3Error
 
 ALGORITHMS = ("crc32", "crc32c", "crc64nvme", "sha1", "sha256")
 HEADER_PREFIX = "x-amz-checksum-"
+TYPE_HEADER = "x-amz-checksum-type"
+COMPOSITE, FULL_OBJECT = "COMPOSITE", "FULL_OBJECT"
+# Combines the CRCs of two adjacent blocks, given the second block's length.
+_COMBINE = {"crc32": crt.combine_crc32, "crc32c": crt.combine_crc32c, "crc64nvme": crt.combine_crc64nvme}
 
 
 class _Crc:
@@ -114,9 +123,42 @@ def _decode_content_md5(value: str | None) -> bytes | None:
     return digest
 
 
+def upload_checksum_type(algorithm: str | None, requested: str | None) -> str | None:
+    """The checksum type of a new multipart upload (``x-amz-checksum-type``), checked against its
+    algorithm as S3 does; None without an algorithm."""
+    if requested is not None:
+        requested = requested.strip().upper()
+        if requested not in (COMPOSITE, FULL_OBJECT):
+            raise S3Error("InvalidRequest", f"Value for x-amz-checksum-type header is invalid: {requested}")
+        if algorithm is None:
+            raise S3Error("InvalidRequest", "The x-amz-checksum-type header can only be used "
+                          "with the x-amz-checksum-algorithm header.")  # fmt: skip
+    if algorithm is None:
+        return None
+    chosen = requested or (FULL_OBJECT if algorithm == "crc64nvme" else COMPOSITE)
+    if not (algorithm in _COMBINE if chosen == FULL_OBJECT else algorithm != "crc64nvme"):
+        raise S3Error("InvalidRequest", f"The {algorithm.upper()} algorithm does not support the "
+                      f"{chosen} checksum type.")  # fmt: skip
+    return chosen
+
+
+def checksum_type(values: Mapping[str, str]) -> str:
+    """The type of an object's stored checksums: composite ones end in ``-N``."""
+    return COMPOSITE if any("-" in value for value in values.values()) else FULL_OBJECT
+
+
 def composite(algorithm: str, part_values: list[str]) -> str:
     """The checksum of a multipart object: the checksum of the parts' binary checksums, ``-N``."""
     hasher = new_hasher(algorithm)
     for value in part_values:
         hasher.update(base64.b64decode(value))
     return f"{base64.b64encode(hasher.digest()).decode()}-{len(part_values)}"
+
+
+def full_object(algorithm: str, parts: list[tuple[str, int]]) -> str:
+    """The CRC of a whole multipart object, from its parts' (base64 CRC, size) in order."""
+    combine, width = _COMBINE[algorithm], 8 if algorithm == "crc64nvme" else 4
+    crc = 0
+    for value, size in parts:
+        crc = combine(crc, int.from_bytes(base64.b64decode(value), "big"), size)
+    return base64.b64encode(crc.to_bytes(width, "big")).decode()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..auth.errors import AuthError
-from ..store import StoreError
+from ..store import ObjectLocked, StoreError
 from .xmlchars import escape_lossy
 
 STATUS_BY_CODE = {
@@ -28,6 +28,7 @@ STATUS_BY_CODE = {
     "InvalidPartOrder": 400,
     "InvalidRange": 416,
     "InvalidRequest": 400,
+    "InvalidRetentionPeriod": 400,
     "InvalidStorageClass": 400,
     "KeyTooLongError": 400,
     "KMS.NotFoundException": 400,
@@ -36,9 +37,11 @@ STATUS_BY_CODE = {
     "MissingContentLength": 411,
     "NoSuchBucket": 404,
     "NoSuchKey": 404,
+    "NoSuchObjectLockConfiguration": 404,
     "NoSuchUpload": 404,
     "NoSuchVersion": 404,
     "NotImplemented": 501,
+    "ObjectLockConfigurationNotFoundError": 404,
     "PreconditionFailed": 412,
     "RequestTimeTooSkewed": 403,
     "ServerSideEncryptionConfigurationNotFoundError": 404,
@@ -62,6 +65,8 @@ class S3Error(Exception):
             return exc
         if isinstance(exc, AuthError):
             return cls(exc.code, exc.message, exc.status)
+        if isinstance(exc, ObjectLocked):
+            return cls(exc.code, ObjectLocked.wire_message)
         if isinstance(exc, StoreError):
             return cls(exc.code, str(exc))
         return cls("InternalError", "We encountered an internal error, please try again.", 500)

@@ -121,7 +121,7 @@ class S3Handler(RequestHandler):
                 # kernel reset it, and the client then loses the error response it was reading.
                 self._body_error = exc
             else:
-                self.send_s3_error(exc)
+                self.send_s3_error(exc, closing=True)
 
     def data_received(self, chunk: bytes) -> None:
         if self._stall is not None:
@@ -204,7 +204,9 @@ class S3Handler(RequestHandler):
         self.set_status(status)
         self.finish()
 
-    def send_s3_error(self, exc: Exception) -> None:
+    def send_s3_error(self, exc: Exception, *, closing: bool = False) -> None:
+        """The error as S3 XML. ``closing``: answered before the body was read, after which tornado
+        closes the connection; the answer says so, or a client would send its next request on it."""
         if isinstance(exc, StreamClosedError):
             return  # the client went away (or was cut off for stalling): no one to answer
         error = S3Error.from_exception(exc)
@@ -218,6 +220,8 @@ class S3Handler(RequestHandler):
             return
         self.clear()
         self._set_common_headers()
+        if closing:
+            self.set_header("Connection", "close")
         for name, value in error.headers.items():
             self.set_header(name, value)
         self.set_status(error.status)
@@ -247,6 +251,11 @@ class S3Handler(RequestHandler):
                 raise S3Error("EntityTooLarge", "Your proposed upload exceeds the maximum allowed size.")
 
     def _small_body_follows(self) -> bool:
+        """Whether the client sends a small body whatever the answer: not one that waits for
+        ``100 Continue``, which an answer sent now spares (tornado sends 100 only to a request
+        still unanswered once its headers are handled)."""
+        if self.request.headers.get("Expect", "").lower() == "100-continue":
+            return False
         length = self.request.headers.get("Content-Length", "")
         return length.isdigit() and 0 < int(length) <= DRAIN_LIMIT
 

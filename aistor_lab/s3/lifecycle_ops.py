@@ -12,8 +12,10 @@ import hashlib
 from typing import TYPE_CHECKING
 
 from ..lifecycle import CONFIG_NAME, LifecycleError, parse, to_xml
+from ..store import ObjectInfo
 from .checksums import BodyChecksums, requested_algorithms
 from .errors import S3Error
+from .xmlio import http_date
 
 if TYPE_CHECKING:
     from .handler import S3Handler
@@ -23,10 +25,11 @@ async def put_lifecycle(req: S3Handler) -> None:
     body = bytes(req.body)
     _check_integrity(req, body)
     try:
-        document = to_xml(parse(body))
+        configuration = parse(body)
     except LifecycleError as exc:
         raise S3Error(exc.code, exc.message) from None
-    await req.run_blocking(req.store.put_bucket_config, req.bucket, CONFIG_NAME, document)
+    await req.run_blocking(req.store.put_bucket_config, req.bucket, CONFIG_NAME, to_xml(configuration))
+    req.services.lifecycle_rules.changed(req.bucket, configuration)
     req.send_empty()
 
 
@@ -39,7 +42,19 @@ async def get_lifecycle(req: S3Handler) -> None:
 
 async def delete_lifecycle(req: S3Handler) -> None:
     await req.run_blocking(req.store.put_bucket_config, req.bucket, CONFIG_NAME, None)
+    req.services.lifecycle_rules.changed(req.bucket, None)
     req.send_empty(204)
+
+
+async def set_expiration_header(req: S3Handler, info: ObjectInfo) -> None:
+    """``x-amz-expiration`` on GET, HEAD and PUT of an object's current version that a rule will
+    expire: when, and by which rule, as S3 and MinIO answer."""
+    if "versionId" in req.query:
+        return  # a named version may be noncurrent: the rules for current versions do not say
+    found = await req.run_read(req.services.lifecycle_rules.expiry, info)
+    if found is not None and found[1].isascii() and found[1].isprintable():  # else no header can carry it
+        due, rule_id = found
+        req.set_header("x-amz-expiration", f'expiry-date="{http_date(due)}", rule-id="{rule_id}"')
 
 
 def _check_integrity(req: S3Handler, body: bytes) -> None:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .checksums import HEADER_PREFIX, composite, normalize_algorithm
+from ..store import NoSuchUpload
+from .checksums import HEADER_PREFIX, TYPE_HEADER, checksum_type, normalize_algorithm, upload_checksum_type
 from .encryption.answers import set_encryption_headers
 from .errors import S3Error
+from .multipart_checksums import listed_part_checksums, object_checksums
 from .names import check_key
+from .object_lock_ops import lock_of_write
 from .object_ops import (
     copy_source_info,
     object_attributes,
@@ -36,6 +39,8 @@ async def create_upload(req: S3Handler) -> None:
     check_key(req.key)
     content_type, metadata, stored = object_attributes(req.request.headers)
     algorithm = normalize_algorithm(req.request.headers.get("x-amz-checksum-algorithm"))
+    kind = upload_checksum_type(algorithm, req.request.headers.get(TYPE_HEADER))
+    lock = await lock_of_write(req)
     upload = await req.run_blocking(
         req.store.create_multipart_upload,
         req.bucket,
@@ -44,9 +49,12 @@ async def create_upload(req: S3Handler) -> None:
         metadata=metadata,
         headers=stored,
         checksum_algorithm=algorithm,
+        checksum_type=kind,
+        lock=lock,
     )
     if algorithm:
         req.set_header("x-amz-checksum-algorithm", algorithm.upper())
+        req.set_header(TYPE_HEADER, kind)
     set_encryption_headers(req, upload.encryption)
     xml = XmlWriter("InitiateMultipartUploadResult")
     xml.element("Bucket", req.bucket).element("Key", req.key).element("UploadId", upload.upload_id)
@@ -100,17 +108,18 @@ async def upload_part_copy(req: S3Handler) -> None:
 
 async def complete_upload(req: S3Handler) -> None:
     root = parse_xml(bytes(req.body), "CompleteMultipartUpload")
-    parts = []
+    parts, listed = [], {}
     for element in root.findall("Part"):
         number, etag = child_text(element, "PartNumber"), child_text(element, "ETag")
         if number is None or etag is None or not number.strip().isdigit():
             raise S3Error("MalformedXML", "Each Part needs a numeric PartNumber and an ETag.")
         parts.append((int(number), etag.strip().strip('"')))
+        listed[int(number)] = listed_part_checksums(element)
     if not parts:
         raise S3Error("MalformedXML", "You must specify at least one part.")
     upload_id = req.query["uploadId"]
     await req.run_read(req.services.table_guard.check_write, req.bucket, req.key)
-    checksums = await req.run_blocking(_composite_checksums, req, upload_id, parts)
+    checksums = await req.run_blocking(_object_checksums, req, upload_id, parts, listed)
     info = await req.run_blocking(
         req.store.complete_multipart_upload,
         req.bucket,
@@ -128,23 +137,22 @@ async def complete_upload(req: S3Handler) -> None:
     xml.element("Bucket", req.bucket).element("Key", req.key).element("ETag", f'"{info.etag}"')
     for algorithm, value in info.checksums.items():
         xml.element("Checksum" + algorithm.upper(), value)
+    if info.checksums:
+        xml.element("ChecksumType", checksum_type(info.checksums))
     req.send_xml(xml.to_bytes())
 
 
-def _composite_checksums(req: S3Handler, upload_id: str, parts: list[tuple[int, str]]) -> dict[str, str]:
-    """Checksum-of-checksums for the algorithm the upload was created with, when every part has one.
-
-    CRC64NVME is only defined as a full-object checksum in S3, so multipart objects do not get one.
-    """
-    page = req.store.list_parts(req.bucket, req.key, upload_id, max_parts=10000)
-    algorithm = page.upload.checksum_algorithm
-    if not algorithm or algorithm == "crc64nvme":
+def _object_checksums(
+    req: S3Handler, upload_id: str, parts: list[tuple[int, str]], listed: dict[int, dict[str, str]]
+) -> dict[str, str]:
+    """The checksum the object gets (multipart_checksums.py); nothing to compute for an upload gone:
+    the store answers a repeated completion with the object it made, or NoSuchUpload."""
+    try:
+        page = req.store.list_parts(req.bucket, req.key, upload_id, max_parts=10000)
+    except NoSuchUpload:
         return {}
-    stored = {part.part_number: part.checksums.get(algorithm) for part in page.parts}
-    values = [stored.get(number) for number, _ in parts]
-    if None in values:
-        return {}
-    return {algorithm: composite(algorithm, values)}
+    stored = {part.part_number: part for part in page.parts}
+    return object_checksums(page.upload, stored, parts, listed, req.request.headers)
 
 
 async def abort_upload(req: S3Handler) -> None:
@@ -168,8 +176,10 @@ async def list_parts(req: S3Handler) -> None:
     xml.element("Bucket", req.bucket).element("Key", req.key).element("UploadId", page.upload.upload_id)
     xml.element("PartNumberMarker", int(marker)).element("NextPartNumberMarker", page.next_part_marker or 0)
     xml.element("MaxParts", _max(req, "max-parts")).element("IsTruncated", page.is_truncated)
-    if page.upload.checksum_algorithm:
-        xml.element("ChecksumAlgorithm", page.upload.checksum_algorithm.upper())
+    algorithm = page.upload.checksum_algorithm
+    if algorithm:
+        xml.element("ChecksumAlgorithm", algorithm.upper())
+        xml.element("ChecksumType", page.upload.checksum_type or upload_checksum_type(algorithm, None))
     xml.element("StorageClass", "STANDARD")
     for part in page.parts:
         xml.open("Part").element("PartNumber", part.part_number)

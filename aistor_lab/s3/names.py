@@ -2,8 +2,9 @@
 
 Keys are UTF-8, as in S3. Every key, prefix or marker is decoded strictly, from the bytes on the
 wire (tornado hands the request line and headers over as latin-1 text, one character per byte):
-a key that is not valid UTF-8 is refused with InvalidArgument, never decoded lossily (with U+FFFD
-two different keys would become one object).
+a key that is not valid UTF-8 is refused, never decoded lossily (with U+FFFD two different keys
+would become one object): in the path with InvalidURI ("Couldn't parse the specified URI.", as S3
+answers, also for a path with a C1 control character), elsewhere with InvalidArgument.
 
 Keys with characters that XML 1.0 cannot carry at all (NUL and the other C0 controls but tab, LF
 and CR; U+FFFE, U+FFFF) are refused at write with InvalidArgument, as MinIO refuses what its disks
@@ -28,11 +29,18 @@ from .xmlchars import NOT_XML
 RESERVED_BUCKETS = frozenset({"delta-sharing", "minio"})
 MAX_KEY_BYTES = 1024
 _BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+_C1_CONTROL = re.compile("[\x80-\x9f]")
 
 
 def split_path(raw_path: str) -> tuple[str, str]:
-    """``/bucket/some/key`` -> ("bucket", "some/key"); keys keep every byte after the first slash."""
-    path = decode_wire(raw_path, "The object key")
+    """``/bucket/some/key`` -> ("bucket", "some/key"); keys keep every byte after the first slash.
+    A path that is not UTF-8, or holds a C1 control character, is InvalidURI, as S3 answers."""
+    try:
+        path = decode_wire(raw_path, "The object key")
+    except S3Error:
+        raise S3Error("InvalidURI", "Couldn't parse the specified URI.") from None
+    if _C1_CONTROL.search(path):
+        raise S3Error("InvalidURI", "Couldn't parse the specified URI.")
     bucket, _, key = path.lstrip("/").partition("/")
     return bucket, key
 

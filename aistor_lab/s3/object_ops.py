@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..http.limits import StallWatch
 from ..store import MAX_PART_NUMBER, DeleteMarkerVersion, DeleteResult, NoSuchKey, ObjectInfo, WriteCondition
-from .checksums import HEADER_PREFIX
+from .checksums import HEADER_PREFIX, TYPE_HEADER, checksum_type
 from .encryption.answers import set_encryption_headers
 from .errors import S3Error
+from .lifecycle_ops import set_expiration_header
 from .names import check_bucket_name, check_key, check_visible_bucket, decode_wire
+from .object_lock_ops import governance_bypass, lock_of_write, set_lock_headers
 from .object_versions import (
     check_version_id,
     read_object,
@@ -20,7 +22,8 @@ from .object_versions import (
     set_read_version,
     set_written_version,
 )
-from .preconditions import check_read_preconditions, parse_range, write_condition
+from .preconditions import check_read_preconditions, delete_condition, parse_range, write_condition
+from .user_metadata import metadata_headers, request_metadata
 from .xmlio import XmlWriter, child_text, http_date, iso8601, parse_xml
 
 # Answers up to this size fit in a loopback or LAN socket's send buffer: their flush never waits.
@@ -29,7 +32,6 @@ UNWATCHED_ANSWER = 64 * 1024
 if TYPE_CHECKING:
     from .handler import S3Handler
 
-META_PREFIX = "x-amz-meta-"
 STORED_HEADERS = ("Cache-Control", "Content-Disposition", "Content-Encoding", "Content-Language", "Expires")
 RESPONSE_OVERRIDES = {
     "response-content-type": "Content-Type",
@@ -44,28 +46,25 @@ MAX_DELETE_KEYS = 1000
 
 def object_attributes(headers: Mapping[str, str]) -> tuple[str, dict[str, str], dict[str, str]]:
     """Content type, user metadata and stored standard headers of a write request."""
-    metadata = {
-        name.lower()[len(META_PREFIX):]: value
-        for name, value in headers.items()
-        if name.lower().startswith(META_PREFIX)
-    }
     stored = {}
     for name in STORED_HEADERS:
         value = headers.get(name)
         if name == "Content-Encoding" and value:
-            # aws-chunked is transport framing, not a property of the object.
-            value = ",".join(part for part in (p.strip() for p in value.split(",")) if part != "aws-chunked")
+            # aws-chunked is transport framing, not a property of the object: only it goes, the
+            # rest stays as sent ("deflate, gzip").
+            value = ",".join(part for part in value.split(",") if part.strip().lower() != "aws-chunked").strip()
         if value:
             stored[name] = value
-    return headers.get("Content-Type") or "binary/octet-stream", metadata, stored
+    return headers.get("Content-Type") or "binary/octet-stream", request_metadata(headers), stored
 
 
-def set_checksum_headers(req: S3Handler, checksums: Mapping[str, str]) -> None:
+def set_checksum_headers(req: S3Handler, checksums: Mapping[str, str], kind: str | None = None) -> None:
+    """The checksums and their type (``kind``, else the type of ``checksums``: a part's checksums
+    are of the type of their object's)."""
     for algorithm, value in checksums.items():
         req.set_header(HEADER_PREFIX + algorithm, value)
     if checksums:
-        composite = any("-" in value for value in checksums.values())
-        req.set_header("x-amz-checksum-type", "COMPOSITE" if composite else "FULL_OBJECT")
+        req.set_header(TYPE_HEADER, kind or checksum_type(checksums))
 
 
 async def put_object(req: S3Handler) -> None:
@@ -75,6 +74,7 @@ async def put_object(req: S3Handler) -> None:
         await req.run_read(req.services.table_guard.check_write, req.bucket, req.key, staging.size)
         checksums = req.checksums.verify(req.trailers, staging.md5_hex())
         content_type, metadata, stored = object_attributes(req.request.headers)
+        lock = await lock_of_write(req)
         info = await req.run_blocking(
             req.store.put_object,
             req.bucket,
@@ -85,12 +85,14 @@ async def put_object(req: S3Handler) -> None:
             headers=stored,
             checksums=checksums,
             condition=write_condition(req.request.headers),
+            lock=lock,
         )
     finally:
         staging.discard()
     req.set_header("ETag", f'"{info.etag}"')
     set_written_version(req, info.version_id)
     set_checksum_headers(req, checksums)
+    await set_expiration_header(req, info)
     set_encryption_headers(req, info.encryption)
     req.send_empty()
 
@@ -103,10 +105,11 @@ def _set_object_headers(req: S3Handler, info: ObjectInfo) -> None:
     set_read_version(req, info.version_id)
     for name, value in info.headers.items():
         req.set_header(name, value)
-    for name, value in info.metadata.items():
-        req.set_header(META_PREFIX + name, value)
+    for name, value in metadata_headers(info.metadata).items():
+        req.set_header(name, value)
     if info.parts_count:
         req.set_header("x-amz-mp-parts-count", str(info.parts_count))
+    set_lock_headers(req, info.lock)
     set_encryption_headers(req, info.encryption)
     for query_name, header in RESPONSE_OVERRIDES.items():
         if query_name in req.query:
@@ -127,12 +130,16 @@ async def get_object(req: S3Handler) -> None:
         else:
             byte_range = parse_range(req.request.headers.get("Range"), info.size)
         _set_object_headers(req, info)
+        await set_expiration_header(req, info)
         start, end = byte_range or (0, info.size)
         if byte_range is not None:
             req.set_status(206)
             req.set_header("Content-Range", f"bytes {start}-{end - 1}/{info.size}")
-        elif req.request.headers.get("x-amz-checksum-mode", "").upper() == "ENABLED":
-            set_checksum_headers(req, info.checksums)
+        if req.request.headers.get("x-amz-checksum-mode", "").upper() == "ENABLED":
+            if "partNumber" in req.query and info.parts_count:
+                set_checksum_headers(req, info.part_checksums_of(part_number(req)), checksum_type(info.checksums))
+            elif byte_range is None or "partNumber" in req.query:
+                set_checksum_headers(req, info.checksums)
         req.set_header("Content-Length", str(end - start))
         if handle is not None:
             # A client that stops reading may not hold the connection and the file open forever; an
@@ -183,7 +190,8 @@ async def delete_object(req: S3Handler) -> None:
     version_id = requested_version(req)
     await req.run_read(req.services.table_guard.check_delete, req.bucket, req.key, version_id)
     result = await req.run_blocking(
-        req.store.delete_object, req.bucket, req.key, write_condition(req.request.headers), version_id=version_id
+        req.store.delete_object, req.bucket, req.key, delete_condition(req.request.headers), version_id=version_id,
+        bypass_governance=version_id is not None and governance_bypass(req, req.key),
     )
     set_delete_headers(req, result)
     req.send_empty(204)
@@ -234,7 +242,10 @@ def _delete_each(req: S3Handler, objects: list[_ObjectToDelete]) -> list[DeleteR
             req.authorize("s3:DeleteObject" if version_id is None else "s3:DeleteObjectVersion", req.bucket, key)
             req.services.table_guard.check_delete(req.bucket, key, version_id)
             condition = None if etag is None else WriteCondition(if_match=etag)
-            outcomes.append(req.store.delete_object(req.bucket, key, condition, version_id=version_id))
+            bypass = version_id is not None and governance_bypass(req, key)
+            outcomes.append(
+                req.store.delete_object(req.bucket, key, condition, version_id=version_id, bypass_governance=bypass)
+            )
         except Exception as exc:  # noqa: BLE001 - one key's failure is reported in its entry
             outcomes.append(S3Error.from_exception(exc))
     return outcomes
@@ -293,6 +304,7 @@ async def copy_object(req: S3Handler) -> None:
             "changing the object's metadata.",
         )
     await req.run_read(req.services.table_guard.check_write, req.bucket, req.key, source_info.size)
+    lock = await lock_of_write(req)
     replace = {}
     if directive == "REPLACE":
         content_type, metadata, stored = object_attributes(req.request.headers)
@@ -305,6 +317,7 @@ async def copy_object(req: S3Handler) -> None:
         req.key,
         condition=write_condition(req.request.headers),
         src_version_id=source.version_id,
+        lock=lock,
         **replace,
     )
     set_written_version(req, info.version_id)

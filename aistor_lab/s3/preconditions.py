@@ -8,6 +8,7 @@ from email.utils import parsedate_to_datetime
 
 from ..store import ObjectInfo, WriteCondition
 from .errors import S3Error
+from .xmlio import http_date
 
 _RANGE_RE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
@@ -41,23 +42,39 @@ def check_read_preconditions(info: ObjectInfo, headers: Mapping[str, str], prefi
         since = _parse_date(headers.get(prefix + "If-Unmodified-Since"))
         if since is not None and modified > since:
             raise S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold")
-    not_modified = "PreconditionFailed" if prefix else "NotModified"
     if if_none_match is not None:
         if _etag_matches(if_none_match, info.etag):
-            raise S3Error(not_modified, "Not Modified", 412 if prefix else 304)
+            raise _not_modified(info, prefix)
     else:
         since = _parse_date(headers.get(prefix + "If-Modified-Since"))
         if since is not None and modified <= since:
-            raise S3Error(not_modified, "Not Modified", 412 if prefix else 304)
+            raise _not_modified(info, prefix)
+
+
+def _not_modified(info: ObjectInfo, prefix: str) -> S3Error:
+    """304, which S3 sends with the headers that let a cache revalidate (412 for a copy source)."""
+    if prefix:
+        return S3Error("PreconditionFailed", "At least one of the pre-conditions you specified did not hold")
+    headers = {"ETag": f'"{info.etag}"', "Last-Modified": http_date(info.last_modified)}
+    if info.version_id is not None:
+        headers["x-amz-version-id"] = info.version_id
+    return S3Error("NotModified", "Not Modified", 304, headers=headers)
 
 
 def write_condition(headers: Mapping[str, str]) -> WriteCondition | None:
-    """Conditional-write headers: ``If-None-Match: *`` and ``If-Match: <etag>``."""
+    """Conditional-write headers, each ``*`` or ETags: ``If-Match`` (the key must exist, with one of
+    the ETags) and ``If-None-Match`` (the key must not exist, or not with one of the ETags)."""
     if_match, if_none_match = headers.get("If-Match"), headers.get("If-None-Match")
-    if if_none_match is not None and if_none_match.strip() != "*":
-        raise S3Error("NotImplemented", "Only If-None-Match: * is supported for writes.")
     condition = WriteCondition(if_match=if_match, if_none_match=if_none_match)
     return condition or None
+
+
+def delete_condition(headers: Mapping[str, str]) -> WriteCondition | None:
+    """A delete's conditions: If-None-Match only as ``*`` (a delete has no use for its ETag form)."""
+    condition = write_condition(headers)
+    if condition and condition.if_none_match is not None and condition.if_none_match.strip() != "*":
+        raise S3Error("NotImplemented", "Only If-None-Match: * is supported for deletes.")
+    return condition
 
 
 def parse_range(header: str | None, size: int) -> tuple[int, int] | None:

@@ -12,6 +12,7 @@ from . import (
     encryption_ops,
     lifecycle_ops,
     multipart_ops,
+    object_lock_ops,
     object_ops,
     versioning_ops,
 )
@@ -64,6 +65,14 @@ DELETE_ENCRYPTION = Operation(
     "DeleteBucketEncryption", "s3:PutEncryptionConfiguration", encryption_ops.delete_bucket_encryption
 )
 
+PUT_LOCK_CONFIG = Operation(
+    "PutObjectLockConfiguration", "s3:PutBucketObjectLockConfiguration", object_lock_ops.put_lock_configuration,
+    XML_BODY,
+)
+GET_LOCK_CONFIG = Operation(
+    "GetObjectLockConfiguration", "s3:GetBucketObjectLockConfiguration", object_lock_ops.get_lock_configuration
+)
+
 PUT_OBJECT = Operation("PutObject", "s3:PutObject", object_ops.put_object, STREAM_BODY)
 COPY_OBJECT = Operation("CopyObject", "s3:PutObject", object_ops.copy_object)
 GET_OBJECT = Operation("GetObject", "s3:GetObject", object_ops.get_object)
@@ -76,6 +85,10 @@ UPLOAD_PART_COPY = Operation("UploadPartCopy", "s3:PutObject", multipart_ops.upl
 COMPLETE_UPLOAD = Operation("CompleteMultipartUpload", "s3:PutObject", multipart_ops.complete_upload, XML_BODY)
 ABORT_UPLOAD = Operation("AbortMultipartUpload", "s3:AbortMultipartUpload", multipart_ops.abort_upload)
 LIST_PARTS = Operation("ListParts", "s3:ListMultipartUploadParts", multipart_ops.list_parts)
+PUT_RETENTION = Operation("PutObjectRetention", "s3:PutObjectRetention", object_lock_ops.put_retention, XML_BODY)
+GET_RETENTION = Operation("GetObjectRetention", "s3:GetObjectRetention", object_lock_ops.get_retention)
+PUT_LEGAL_HOLD = Operation("PutObjectLegalHold", "s3:PutObjectLegalHold", object_lock_ops.put_legal_hold, XML_BODY)
+GET_LEGAL_HOLD = Operation("GetObjectLegalHold", "s3:GetObjectLegalHold", object_lock_ops.get_legal_hold)
 
 # With ?versionId, a read or delete is authorized as the action S3 names for a version.
 _OF_A_VERSION = {
@@ -101,6 +114,15 @@ _BUCKET_SUBRESOURCES = {
     ("PUT", "encryption"): PUT_ENCRYPTION,
     ("GET", "encryption"): GET_ENCRYPTION,
     ("DELETE", "encryption"): DELETE_ENCRYPTION,
+    ("PUT", "object-lock"): PUT_LOCK_CONFIG,
+    ("GET", "object-lock"): GET_LOCK_CONFIG,
+}
+# Object sub-resources we answer, keyed the same way (a versionId names the version they act on).
+_OBJECT_SUBRESOURCES = {
+    ("PUT", "retention"): PUT_RETENTION,
+    ("GET", "retention"): GET_RETENTION,
+    ("PUT", "legal-hold"): PUT_LEGAL_HOLD,
+    ("GET", "legal-hold"): GET_LEGAL_HOLD,
 }
 # Every sub-resource S3 has. One that no operation above takes for the request's method is answered
 # with NotImplemented, never taken as the plain operation (PUT ?tagging is not CreateBucket).
@@ -125,9 +147,9 @@ def resolve(method: str, bucket: str, key: str, query: dict[str, str], headers) 
 
 
 def _bucket_operation(method: str, query: dict[str, str]) -> Operation:
-    for (sub_method, subresource), operation in _BUCKET_SUBRESOURCES.items():
-        if subresource in query and method == sub_method:
-            return operation
+    operation = _subresource(_BUCKET_SUBRESOURCES, method, query)
+    if operation is not None:
+        return operation
     _refuse_unimplemented(query)
     plain = {"GET": LIST_OBJECTS, "PUT": CREATE_BUCKET, "DELETE": DELETE_BUCKET, "HEAD": HEAD_BUCKET}
     if method in plain:
@@ -136,6 +158,9 @@ def _bucket_operation(method: str, query: dict[str, str]) -> Operation:
 
 
 def _object_operation(method: str, query: dict[str, str], headers) -> Operation:
+    operation = _subresource(_OBJECT_SUBRESOURCES, method, query)
+    if operation is not None:
+        return operation
     if "uploadId" in query:
         if method == "PUT":
             return UPLOAD_PART_COPY if "x-amz-copy-source" in headers else UPLOAD_PART
@@ -154,6 +179,13 @@ def _object_operation(method: str, query: dict[str, str], headers) -> Operation:
         if method in plain:
             return plain[method]
     raise S3Error("MethodNotAllowed", "The specified method is not allowed against this resource.")
+
+
+def _subresource(table: dict[tuple[str, str], Operation], method: str, query: dict[str, str]) -> Operation | None:
+    for (sub_method, subresource), operation in table.items():
+        if subresource in query and method == sub_method:
+            return operation
+    return None
 
 
 def _refuse_unimplemented(query: dict[str, str]) -> None:

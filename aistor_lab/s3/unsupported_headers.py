@@ -5,8 +5,10 @@ written as asked when it was not. The headers boto3 can send on PutObject, CopyO
 CreateMultipartUpload, UploadPart and UploadPartCopy are refused with the error AWS gives:
 
 - ``x-amz-storage-class`` other than STANDARD: ``InvalidStorageClass`` (there is one class).
-- ``x-amz-object-lock-*``: ``InvalidRequest``, what AWS answers for a bucket without Object Lock
-  (no bucket here has it).
+- ``x-amz-object-lock-*`` on UploadPart and UploadPartCopy, which lock nothing (an upload's lock is
+  given when it is created): ``InvalidRequest``. PutObject, CopyObject and CreateMultipartUpload
+  honour them (object_lock_ops.py), and refuse them in a bucket without Object Lock (InvalidRequest,
+  as AWS).
 - ``x-amz-website-redirect-location`` (no website hosting), ``x-amz-tagging`` (no object tags) and
   ``x-amz-write-offset-bytes`` (appends): ``NotImplemented``.
 - ``x-amz-acl`` other than private or bucket-owner-full-control (what every object here is), and
@@ -16,8 +18,8 @@ On DeleteObject, ``x-amz-if-match-last-modified-time`` and ``x-amz-if-match-size
 checks only in directory buckets) answer ``NotImplemented``: a delete must not ignore its condition.
 
 The SSE headers are honoured (``s3/sse.py``). Accepted as they are: ``x-amz-tagging-directive``
-(an object has no tags to copy or replace), ``x-amz-request-payer`` (no bucket is requester-pays) and ``x-amz-expected-bucket-owner`` /
-``x-amz-source-expected-bucket-owner`` (every bucket has the one owner).
+(an object has no tags to copy or replace), ``x-amz-request-payer`` (no bucket is requester-pays) and
+``x-amz-expected-bucket-owner`` / ``x-amz-source-expected-bucket-owner`` (every bucket has the one owner).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ WRITE_OPERATIONS = frozenset(
 )
 
 _NOT_IMPLEMENTED = frozenset({"x-amz-website-redirect-location", "x-amz-tagging", "x-amz-write-offset-bytes"})
+_LOCKING_OPERATIONS = frozenset({"PutObject", "CopyObject", "CreateMultipartUpload"})
 _OWNER_ONLY_ACLS = frozenset({"private", "bucket-owner-full-control"})
 _DELETE_CONDITIONS = ("x-amz-if-match-last-modified-time", "x-amz-if-match-size")
 
@@ -51,8 +54,8 @@ def refuse_unsupported_headers(operation: str, headers: Mapping[str, str]) -> No
                 "NotImplemented",
                 f"A header you provided implies functionality that is not implemented: {lower}.",
             )
-        if lower.startswith("x-amz-object-lock-"):
-            raise S3Error("InvalidRequest", "Bucket is missing Object Lock Configuration")
+        if lower.startswith("x-amz-object-lock-") and operation not in _LOCKING_OPERATIONS:
+            raise S3Error("InvalidRequest", f"{lower} is given when the object or upload is created, not here.")
         if lower.startswith("x-amz-grant-"):
             raise S3Error("AccessControlListNotSupported", "The bucket does not allow ACLs")
     storage_class = headers.get("x-amz-storage-class")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..store import NULL_VERSION, VERSIONING_ENABLED, VERSIONING_SUSPENDED, ObjectVersion
 from .bucket_ops import key_encoder, parse_max_keys, write_owner
 from .errors import S3Error
+from .object_lock_ops import bucket_configuration
 from .xmlio import XmlWriter, child_text, iso8601, parse_xml
 
 if TYPE_CHECKING:
@@ -27,6 +28,9 @@ async def put_versioning(req: S3Handler) -> None:
         if "x-amz-mfa" not in req.request.headers:
             raise S3Error("AccessDenied", "Mfa Authentication must be used for this request")
         raise S3Error("NotImplemented", "MFA Delete is not implemented by this server.")
+    if status == VERSIONING_SUSPENDED and await bucket_configuration(req, req.bucket) is not None:
+        raise S3Error("InvalidBucketState", "An Object Lock configuration is present on this bucket, so the "
+                      "versioning state cannot be changed.")  # fmt: skip
     await req.run_blocking(req.store.set_versioning, req.bucket, status)
     req.send_empty()
 

@@ -23,7 +23,7 @@ from ..http.limits import (
     keep_alive_hint,
 )
 from ..iam import IAM
-from ..lifecycle import LifecycleRunner, LiveTables
+from ..lifecycle import BucketRules, LifecycleRunner, LiveTables
 from ..s3 import S3Handler
 from ..s3.protection import TableGuard
 from ..settings import Settings
@@ -57,6 +57,7 @@ class Services:
     executor: ThreadPoolExecutor
     sharing: SharingService
     lifecycle: LifecycleRunner
+    lifecycle_rules: BucketRules
     sse_keys: MasterKeys  # the keys that seal objects' data keys (SSE-S3, SSE-KMS)
 
     def close(self) -> None:
@@ -96,6 +97,7 @@ def open_services(settings: Settings) -> Services:
         sharing=sharing,
         lifecycle=LifecycleRunner(store, LiveTables(catalog, sharing), day_seconds=settings.lifecycle_day_seconds,
                                   batch_size=settings.lifecycle_batch_size),
+        lifecycle_rules=BucketRules(store),
         sse_keys=sse_keys,
     )
 

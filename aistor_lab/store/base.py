@@ -264,7 +264,10 @@ class ObjectStore(ABC):
         headers: dict[str, str] | None = None,
         checksum_algorithm: str | None = None,
         lock: ObjectLock = NO_LOCK,
-    ) -> UploadInfo: ...
+        checksum_type: str | None = None,
+    ) -> UploadInfo:
+        """``checksum_type``: COMPOSITE or FULL_OBJECT, how the object's checksum of
+        ``checksum_algorithm`` derives from its parts' (UploadInfo.checksum_type)."""
 
     @abstractmethod
     def upload_part(
@@ -307,7 +310,9 @@ class ObjectStore(ABC):
     ) -> ObjectInfo:
         """Assemble the listed (part number, ETag) pairs. Raises NoSuchUpload, InvalidPart,
         InvalidPartOrder, EntityTooSmall (a part but the last under MIN_PART_SIZE),
-        PreconditionFailed. The ETag is md5-of-part-md5s + ``-N``."""
+        PreconditionFailed. The ETag is md5-of-part-md5s + ``-N``. Completing an upload completed
+        already answers the object it made while that is the key's latest version, as S3 does
+        (NoSuchUpload once it is not)."""
 
     @abstractmethod
     def abort_multipart_upload(self, bucket: str, key: str, upload_id: str) -> None:

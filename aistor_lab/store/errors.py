@@ -96,3 +96,5 @@ class ObjectLocked(StoreError):
     """Access Denied because object protected by object lock."""
 
     code = "AccessDenied"
+    # What S3 answers with the code: the one way to tell this refusal from a missing permission.
+    wire_message = "Access Denied because object protected by object lock."

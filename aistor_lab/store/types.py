@@ -54,12 +54,14 @@ class ObjectInfo:
     # Content-Encoding, Content-Language, Expires (canonical capitalisation).
     headers: dict[str, str] = field(default_factory=dict)
     # Flexible checksums: algorithm ("crc32", "crc32c", "crc64nvme", "sha1", "sha256") -> base64.
-    # Multipart objects hold composite values ending in ``-N``.
+    # Multipart objects hold composite values ending in ``-N``, or full-object CRCs (no suffix).
     checksums: dict[str, str] = field(default_factory=dict)
     parts_count: int | None = None
     # Sizes of a multipart object's parts, in order, where the store reads them with the object (the
     # local store's single-object reads); GET ?partNumber=N asks the store for the part's bytes.
     part_sizes: tuple[int, ...] = ()
+    # The checksums of those parts, in order, where the store reads them with the object (as part_sizes).
+    part_checksums: tuple[dict[str, str], ...] = ()
     # None in a bucket whose versioning was never configured; else the version id (NULL_VERSION for
     # the null version).
     version_id: str | None = None
@@ -68,13 +70,17 @@ class ObjectInfo:
     # Server-side encryption at rest (store.encryption): None for an object stored in the clear.
     encryption: ObjectEncryption | None = None
 
+    def part_checksums_of(self, part_number: int) -> dict[str, str]:
+        """The checksums part ``part_number`` was uploaded with, where the store read them."""
+        return self.part_checksums[part_number - 1] if part_number <= len(self.part_checksums) else {}
+
 
 @dataclass(frozen=True)
 class WriteCondition:
     """Conditional-write headers, checked in the same transaction that writes."""
 
     if_match: str | None = None  # an ETag (quotes allowed) or "*"
-    if_none_match: str | None = None  # only "*" is meaningful for writes
+    if_none_match: str | None = None  # "*" (the key must be absent) or ETags it must not have
 
     def __bool__(self) -> bool:
         return self.if_match is not None or self.if_none_match is not None
@@ -143,6 +149,9 @@ class UploadInfo:
     headers: dict[str, str] = field(default_factory=dict)
     checksum_algorithm: str | None = None
     lock: ObjectLock = NO_LOCK  # what the completed object version gets
+    # How the object's checksum derives from the parts': "COMPOSITE" (a checksum of the parts'
+    # checksums, ``-N``) or "FULL_OBJECT" (the CRC of the whole object); None without an algorithm.
+    checksum_type: str | None = None
     encryption: ObjectEncryption | None = None  # what the completed object is encrypted with
 
 

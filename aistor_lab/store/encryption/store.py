@@ -30,7 +30,7 @@ from dataclasses import replace
 
 from ..base import ObjectHandle, ObjectStore, Staging
 from ..cache import Cache
-from ..errors import StoreError
+from ..errors import NoSuchUpload, StoreError
 from ..object_lock import NO_LOCK, ObjectLock
 from ..types import (
     SYSTEM_BUCKET,
@@ -159,6 +159,9 @@ class EncryptingStore(ObjectStore):
         if stored is None:
             return info
         shown = replace(info, metadata=user_metadata(info.metadata), encryption=stored.public())
+        if info.part_checksums:
+            part_checksums = tuple(_without_part_etag(checksums) for checksums in info.part_checksums)
+            shown = replace(shown, part_checksums=part_checksums)
         if stored.plain_etag is not None:
             shown = replace(shown, etag=stored.plain_etag)
         if not info.parts_count:
@@ -449,6 +452,7 @@ class EncryptingStore(ObjectStore):
         headers: dict[str, str] | None = None,
         checksum_algorithm: str | None = None,
         lock: ObjectLock = NO_LOCK,
+        checksum_type: str | None = None,
     ) -> UploadInfo:
         metadata = dict(metadata or {})
         refuse_reserved_metadata(metadata)
@@ -458,7 +462,7 @@ class EncryptingStore(ObjectStore):
             metadata |= StoredEncryption(sealed, bucket_key_enabled=request.bucket_key_enabled).to_metadata()
         upload = self._inner.create_multipart_upload(
             bucket, key, content_type=content_type, metadata=metadata, headers=headers,
-            checksum_algorithm=checksum_algorithm, lock=lock,
+            checksum_algorithm=checksum_algorithm, lock=lock, checksum_type=checksum_type,
         )  # fmt: skip
         if request is not None and self._upload_encryption(bucket, key, upload.upload_id) is None:
             # Parts are encrypted with the key the upload records: a backend that cannot tell an
@@ -530,7 +534,11 @@ class EncryptingStore(ObjectStore):
     ) -> ObjectInfo:
         """An encrypted upload's parts must be numbered 1 to N: reads find each part's stream by
         its position, and a stream only decrypts under the part number it was written with."""
-        if self._upload_encryption(bucket, key, upload_id) is not None:
+        try:
+            encrypted = self._upload_encryption(bucket, key, upload_id) is not None
+        except NoSuchUpload:
+            encrypted = False  # completed already, maybe: the backend answers a repeat
+        if encrypted:
             if [number for number, _ in parts] != list(range(1, len(parts) + 1)):
                 raise EncryptionParametersInvalid(
                     "The parts of an encrypted multipart upload must be numbered 1 to N without gaps."
@@ -577,7 +585,7 @@ class EncryptingStore(ObjectStore):
 
     @staticmethod
     def _shown_part(part: PartInfo, stored: StoredEncryption) -> PartInfo:
-        checksums = {name: value for name, value in part.checksums.items() if name != PART_ETAG}
+        checksums = _without_part_etag(part.checksums)
         etag = part.checksums.get(PART_ETAG, part.etag)
         size = plain_size(part.size, stored.package_size)
         return replace(part, etag=etag, size=size, checksums=checksums, encryption=stored.public())
@@ -600,3 +608,7 @@ class EncryptingStore(ObjectStore):
 
     def close(self) -> None:
         self._inner.close()
+
+
+def _without_part_etag(checksums: dict[str, str]) -> dict[str, str]:
+    return {name: value for name, value in checksums.items() if name != PART_ETAG}

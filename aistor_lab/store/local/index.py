@@ -62,7 +62,9 @@ CREATE TABLE IF NOT EXISTS objects (
     inline BLOB,
     part_sizes TEXT,
     version_id TEXT,
-    lock TEXT
+    lock TEXT,
+    part_checksums TEXT,
+    upload_id TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS objects_by_key ON objects (bucket, key);
 CREATE TABLE IF NOT EXISTS versions (
@@ -82,7 +84,8 @@ CREATE TABLE IF NOT EXISTS versions (
     part_sizes TEXT,
     version_id TEXT,
     lock TEXT,
-    delete_marker INTEGER NOT NULL DEFAULT 0
+    delete_marker INTEGER NOT NULL DEFAULT 0,
+    part_checksums TEXT
 );
 CREATE INDEX IF NOT EXISTS versions_by_key ON versions (bucket, key, id DESC);
 CREATE TABLE IF NOT EXISTS bucket_configs (
@@ -97,7 +100,8 @@ CREATE TABLE IF NOT EXISTS uploads (
     metadata TEXT,
     headers TEXT,
     checksum_algorithm TEXT,
-    lock TEXT
+    lock TEXT,
+    checksum_type TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS uploads_by_key ON uploads (bucket, key, upload_id);
 CREATE TABLE IF NOT EXISTS parts (
@@ -120,12 +124,16 @@ CREATE TABLE IF NOT EXISTS files (name TEXT PRIMARY KEY, refs INTEGER NOT NULL) 
 # ``versions`` holds every other version and the delete markers, a higher id being newer. A version
 # id NULL is the null version. So reads of the latest version and ListObjects never look at
 # ``versions``, and a bucket never versioned never writes to it.
+#
+# ``objects.upload_id`` names the multipart upload that made the latest object, so that a repeated
+# CompleteMultipartUpload answers it as S3 does while that version is current; a version that
+# moves to ``versions`` (or back) leaves it behind.
 
 _OBJECT_COLUMNS = "key, size, etag, last_modified, content_type, metadata, headers, checksums, parts_count"
 # Every column an object version has in both tables; moving a version between them copies these.
 _VERSION_COLUMNS = (
     "bucket, key, size, etag, last_modified, content_type, metadata, headers, checksums, parts_count,"
-    " segments, inline, part_sizes, version_id, lock"
+    " segments, inline, part_sizes, version_id, lock, part_checksums"
 )
 # Columns added after the first release: (table, column, type).
 _UPGRADES = (
@@ -134,8 +142,14 @@ _UPGRADES = (
     ("buckets", "versioning", "TEXT"),
     ("objects", "lock", "TEXT"),
     ("uploads", "lock", "TEXT"),
+    ("objects", "part_checksums", "TEXT"),
+    ("objects", "upload_id", "TEXT"),
+    ("versions", "part_checksums", "TEXT"),
+    ("uploads", "checksum_type", "TEXT"),
 )
-_UPLOAD_COLUMNS = "key, upload_id, initiated, content_type, metadata, headers, checksum_algorithm, lock"
+_UPLOAD_COLUMNS = (
+    "key, upload_id, initiated, content_type, metadata, headers, checksum_algorithm, lock, checksum_type"
+)
 _PART_COLUMNS = "part_number, etag, size, last_modified, checksums, segments"
 
 
@@ -185,10 +199,10 @@ def _load_lock(text: str | None) -> ObjectLock:
 
 
 def _upload_info(bucket: str, row: tuple) -> UploadInfo:
-    key, upload_id, initiated, content_type, metadata, headers, algorithm, lock = row
+    key, upload_id, initiated, content_type, metadata, headers, algorithm, lock, checksum_type = row
     return UploadInfo(
         bucket, key.decode(), upload_id, initiated, content_type, _load(metadata), _load(headers), algorithm,
-        _load_lock(lock),
+        _load_lock(lock), checksum_type,
     )  # fmt: skip
 
 
@@ -200,12 +214,14 @@ class StoredObject:
 
 
 def _stored(bucket: str, row: tuple, version_id: str | None) -> StoredObject:
-    """A StoredObject of a row of _OBJECT_COLUMNS, segments, inline, part_sizes, version_id, lock."""
+    """A StoredObject of a row of _OBJECT_COLUMNS, segments, inline, part_sizes, version_id, lock,
+    (versioning or delete_marker), part_checksums."""
     info = replace(_object_info(bucket, row), version_id=version_id, lock=_load_lock(row[13]))
     if info.parts_count:
         # An object completed before part sizes were recorded claims no parts it cannot serve.
         sizes = tuple(json.loads(row[11])) if row[11] is not None else ()
-        info = replace(info, parts_count=len(sizes) or None, part_sizes=sizes)
+        checksums = tuple(json.loads(row[15])) if row[15] is not None else ()
+        info = replace(info, parts_count=len(sizes) or None, part_sizes=sizes, part_checksums=checksums)
     segments = load_segments(row[9]) if row[9] is not None else None
     return StoredObject(info, row[10], segments)
 
@@ -278,7 +294,8 @@ class Reader:
         )
         row = self.conn.execute(
             f"SELECT {_OBJECT_COLUMNS}, segments, {'inline' if content else 'NULL'}, part_sizes, version_id,"
-            f" lock, versioning FROM buckets LEFT JOIN objects ON bucket = name AND key = ?{version_clause}"
+            f" lock, versioning, part_checksums FROM buckets LEFT JOIN objects ON bucket = name AND key = ?"
+            f"{version_clause}"
             " WHERE name = ?",
             params,
         ).fetchone()
@@ -298,7 +315,7 @@ class Reader:
     ) -> StoredObject:
         row = self.conn.execute(
             f"SELECT {_OBJECT_COLUMNS}, segments, {'inline' if content else 'NULL'}, part_sizes, version_id,"
-            " lock, delete_marker FROM versions WHERE bucket = ? AND key = ? AND version_id IS ?",
+            " lock, delete_marker, part_checksums FROM versions WHERE bucket = ? AND key = ? AND version_id IS ?",
             (bucket, key.encode(), stored_version(version_id)),
         ).fetchone()
         if row is None:
@@ -396,6 +413,15 @@ class Reader:
             self.bucket(bucket)
             raise NoSuchUpload(f"The specified multipart upload does not exist: {upload_id}")
         return _upload_info(bucket, row)
+
+    def completed_upload(self, bucket: str, key: str, upload_id: str) -> ObjectInfo | None:
+        """The key's latest object, if the multipart upload ``upload_id`` made it."""
+        row = self.conn.execute(
+            f"SELECT {_OBJECT_COLUMNS}, segments, NULL, part_sizes, version_id, lock, versioning, part_checksums"
+            " FROM objects JOIN buckets ON bucket = name WHERE bucket = ? AND key = ? AND upload_id = ?",
+            (bucket, key.encode(), upload_id),
+        ).fetchone()
+        return None if row is None else _stored(bucket, row, shown_version(row[14], row[12])).info
 
     def upload_rows(
         self, bucket: str, after: bytes, inclusive: bool, below: bytes, limit: int
@@ -546,11 +572,15 @@ class Txn(Reader):
             )
         return None
 
-    def store_object(self, info: ObjectInfo, inline: bytes | None, segments: list[Segment] | None) -> None:
+    def store_object(
+        self, info: ObjectInfo, inline: bytes | None, segments: list[Segment] | None, upload_id: str | None = None
+    ) -> None:
         """Make this the key's latest object; ``make_way`` cleared its place. The caller has already
-        taken the references ``segments`` needs, so replacing an object by itself is safe."""
+        taken the references ``segments`` needs, so replacing an object by itself is safe.
+        ``upload_id``: the multipart upload that made it."""
         self.conn.execute(
-            f"INSERT INTO objects ({_VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO objects ({_VERSION_COLUMNS}, upload_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 info.bucket, info.key.encode(), info.size, info.etag, info.last_modified, info.content_type,
                 _dump(info.metadata), _dump(info.headers), _dump(info.checksums), info.parts_count,
@@ -558,6 +588,8 @@ class Txn(Reader):
                 json.dumps(info.part_sizes) if info.part_sizes else None,
                 None if info.version_id is None else stored_version(info.version_id),
                 _dump_lock(info.lock),
+                json.dumps(info.part_checksums, separators=(",", ":")) if any(info.part_checksums) else None,
+                upload_id,
             ),
         )  # fmt: skip
 
@@ -634,10 +666,11 @@ class Txn(Reader):
     # -- multipart uploads ---------------------------------------------------------------
     def create_upload(self, upload: UploadInfo) -> None:
         self.conn.execute(
-            f"INSERT INTO uploads (bucket, {_UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO uploads (bucket, {_UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 upload.bucket, upload.key.encode(), upload.upload_id, upload.initiated, upload.content_type,
                 _dump(upload.metadata), _dump(upload.headers), upload.checksum_algorithm, _dump_lock(upload.lock),
+                upload.checksum_type,
             ),
         )  # fmt: skip
 

@@ -25,6 +25,7 @@ from ..errors import (
     BucketNotEmpty,
     DeleteMarkerVersion,
     InvalidPart,
+    NoSuchUpload,
     NoSuchVersion,
     StoreError,
 )
@@ -369,13 +370,14 @@ class LocalStore(ObjectStore):
         headers: dict[str, str] | None = None,
         checksum_algorithm: str | None = None,
         lock: ObjectLock = NO_LOCK,
+        checksum_type: str | None = None,
     ) -> UploadInfo:
         now = time.time()
         # Upload ids sort by creation time, the order S3 lists the uploads of one key in.
         upload_id = f"{time.time_ns():016x}{secrets.token_hex(12)}"
         upload = UploadInfo(
             bucket, key, upload_id, now, content_type or DEFAULT_CONTENT_TYPE,
-            dict(metadata or {}), dict(headers or {}), checksum_algorithm, lock,
+            dict(metadata or {}), dict(headers or {}), checksum_algorithm, lock, checksum_type,
         )  # fmt: skip
         with self._index.write() as txn:
             txn.bucket(bucket)
@@ -453,11 +455,18 @@ class LocalStore(ObjectStore):
     ) -> ObjectInfo:
         check_part_order(parts)
         while True:
-            merged = self._merge_if_fragmented(bucket, key, upload_id, parts)
             try:
+                merged = self._merge_if_fragmented(bucket, key, upload_id, parts)
                 return self._complete(bucket, key, upload_id, parts, merged, checksums or {}, condition)
             except _PartsChanged:
                 continue
+            except NoSuchUpload:
+                # Completed already: S3 answers a repeat with the object it made, while it is current.
+                with self._index.read() as reader:
+                    completed = reader.completed_upload(bucket, key, upload_id)
+                if completed is None:
+                    raise
+                return completed
 
     def _merge_if_fragmented(
         self, bucket: str, key: str, upload_id: str, parts: list[tuple[int, str]]
@@ -495,7 +504,10 @@ class LocalStore(ObjectStore):
                 bucket, key, sum(part.info.size for part in chosen),
                 multipart_etag([part.info.etag for part in chosen]), time.time(), upload.content_type,
                 upload.metadata, upload.headers, dict(checksums), parts_count=len(chosen),
-                part_sizes=tuple(part.info.size for part in chosen), lock=upload.lock,
+                part_sizes=tuple(part.info.size for part in chosen),
+                part_checksums=tuple(part.info.checksums for part in chosen)
+                if any(part.info.checksums for part in chosen) else (),
+                lock=upload.lock,
             )  # fmt: skip
             for part in unlisted:
                 txn.release(part.segments)
@@ -513,7 +525,7 @@ class LocalStore(ObjectStore):
             info = replace(
                 info, version_id=shown_version(latest.versioning, txn.make_way(bucket, key, latest))
             )
-            txn.store_object(info, inline, segments)
+            txn.store_object(info, inline, segments, upload_id)
             txn.delete_upload(upload_id)
         return info
 

@@ -713,10 +713,13 @@ class RemoteS3Store(ObjectStore):
         headers: dict[str, str] | None = None,
         checksum_algorithm: str | None = None,
         lock: ObjectLock = NO_LOCK,
+        checksum_type: str | None = None,
     ) -> UploadInfo:
         attributes = attribute_params(content_type, metadata, headers) | lock_params(lock)
         if checksum_algorithm:
             attributes["ChecksumAlgorithm"] = checksum_algorithm.upper()
+        if checksum_type:
+            attributes["ChecksumType"] = checksum_type
         response = self._call("create_multipart_upload", Bucket=self._remote(bucket), Key=key, **attributes)
         return UploadInfo(
             bucket,
@@ -728,6 +731,7 @@ class RemoteS3Store(ObjectStore):
             dict(headers or {}),
             checksum_algorithm,
             lock,
+            checksum_type,
         )
 
     def upload_part(
@@ -816,8 +820,12 @@ class RemoteS3Store(ObjectStore):
         condition: WriteCondition | None = None,
     ) -> ObjectInfo:
         """``checksums`` are not sent: the remote computes the object's own from the parts'
-        checksums, which it requires in the request when the upload has an algorithm."""
-        stored = {part.part_number: part for part in self._all_parts(bucket, key, upload_id)}
+        checksums, which it requires in the request when the upload has an algorithm. An upload
+        completed already is the remote's to answer (S3 answers a repeat with the object it made)."""
+        try:
+            stored = {part.part_number: part for part in self._all_parts(bucket, key, upload_id)}
+        except NoSuchUpload:
+            stored = {}
         completed = []
         for number, etag in parts:
             entry: dict[str, Any] = {"PartNumber": number, "ETag": quote_etag(etag)}
@@ -882,8 +890,9 @@ class RemoteS3Store(ObjectStore):
         )
         algorithm = response.get("ChecksumAlgorithm")
         upload = UploadInfo(
-            bucket, key, upload_id, 0.0, checksum_algorithm=algorithm.lower() if algorithm else None
-        )
+            bucket, key, upload_id, 0.0, checksum_algorithm=algorithm.lower() if algorithm else None,
+            checksum_type=response.get("ChecksumType"),
+        )  # fmt: skip
         parts = [
             PartInfo(
                 entry["PartNumber"],

@@ -22,6 +22,7 @@ from ..errors import (
     NoSuchKey,
     NoSuchUpload,
     NoSuchVersion,
+    ObjectLocked,
     PreconditionFailed,
     StoreError,
 )
@@ -93,6 +94,8 @@ def store_error(error: ClientError, missing: type[StoreError]) -> StoreError:
         return NoSuchKey(message, delete_marker=version_id)
     if code in ("404", "NotFound"):
         return missing()
+    if code == ObjectLocked.code and message == ObjectLocked.wire_message:
+        return ObjectLocked(message)
     known = _ERRORS_BY_CODE.get(code)
     if known is not None:
         return known(message)

@@ -1,0 +1,47 @@
+"""User metadata (``x-amz-meta-*``) as S3 keeps it: non-ASCII values travel RFC 2047-encoded.
+
+Header values reach us as tornado decodes them, one character per byte (latin-1); a client's
+non-ASCII text arrives as its UTF-8 bytes, so the value is those bytes read as UTF-8. S3 decodes
+RFC 2047 encoded words (``=?UTF-8?B?...?=``) before storing, and answers a value that is not all
+ASCII RFC 2047-encoded, so that it is safe in an HTTP header.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from email.errors import HeaderParseError
+from email.header import decode_header, make_header
+
+from ..auth import header_text
+
+META_PREFIX = "x-amz-meta-"
+
+
+def request_metadata(headers: Mapping[str, str]) -> dict[str, str]:
+    """The user metadata of a write: lower-case names without the prefix, values as text."""
+    return {
+        name.lower()[len(META_PREFIX):]: _decoded(header_text(value))
+        for name, value in headers.items()
+        if name.lower().startswith(META_PREFIX)
+    }
+
+
+def metadata_headers(metadata: Mapping[str, str]) -> dict[str, str]:
+    """The ``x-amz-meta-*`` headers of an answer."""
+    return {META_PREFIX + name: _mail_safe(value) for name, value in metadata.items()}
+
+
+def _decoded(value: str) -> str:
+    if "=?" not in value:
+        return value
+    try:
+        return str(make_header(decode_header(value)))
+    except (HeaderParseError, LookupError, UnicodeDecodeError):
+        return value  # not an encoded word after all: kept as sent
+
+
+def _mail_safe(value: str) -> str:
+    if value.isascii():
+        return value
+    return f"=?UTF-8?B?{base64.b64encode(value.encode()).decode()}?="
