@@ -15,9 +15,10 @@ The S3 API, the catalog, Delta Sharing and the lifecycle runner all read and wri
 - Copies (and part copies) touching an encrypted object decrypt and encrypt again, between any modes.
 
 ETags: a single-part SSE-S3 object's is the MD5 of its plaintext, as in S3 (SDKs check it against
-what they sent); conditions naming it are translated to the stored ETag, which the backend checks
-in its write. Every other encrypted object's (SSE-KMS, SSE-C, multipart) is what the backend computes
-over the stored bytes, which is no MD5 of the plaintext (in S3 neither).
+what they sent); a part's is its plaintext's MD5 (SSE-S3) or a digest keyed by the upload's data key,
+and a multipart object's is md5-of-those-N, as S3 computes it. Conditions naming a shown ETag are
+translated to the stored one, which the backend checks in its write. A single-part SSE-KMS or SSE-C
+object's is what the backend computes over the stored bytes, no MD5 of the plaintext (in S3 neither).
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ class EncryptingStore(ObjectStore):
         shown = replace(info, metadata=user_metadata(info.metadata), encryption=stored.public())
         if info.part_checksums:
             part_checksums = tuple(_without_part_etag(checksums) for checksums in info.part_checksums)
-            shown = replace(shown, part_checksums=part_checksums)
+            shown = replace(shown, part_checksums=part_checksums, etag=_multipart_etag(info.part_checksums, info.etag))
         if stored.plain_etag is not None:
             shown = replace(shown, etag=stored.plain_etag)
         if not info.parts_count:
@@ -612,3 +613,12 @@ class EncryptingStore(ObjectStore):
 
 def _without_part_etag(checksums: dict[str, str]) -> dict[str, str]:
     return {name: value for name, value in checksums.items() if name != PART_ETAG}
+
+
+def _multipart_etag(part_checksums: tuple[dict[str, str], ...], stored_etag: str) -> str:
+    """A multipart object's ETag over the ETags its parts answered (S3's md5-of-part-md5s-N: for
+    SSE-S3 over the plaintext's MD5s, as in S3), where the backend kept them with the object."""
+    etags = [checksums.get(PART_ETAG) for checksums in part_checksums]
+    if None in etags:
+        return stored_etag
+    return hashlib.md5(b"".join(bytes.fromhex(etag) for etag in etags)).hexdigest() + f"-{len(etags)}"
