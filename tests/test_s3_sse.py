@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import os
 import uuid
+from urllib.parse import urlparse
 
 import delta_sharing
 import pandas as pd
@@ -16,6 +18,9 @@ import pyarrow as pa
 import pytest
 from botocore.exceptions import ClientError
 from deltalake import write_deltalake
+from minio import Minio
+from minio.sse import SseS3
+from minio.sseconfig import Rule, SSEConfig
 from pyiceberg.catalog import load_catalog
 from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
@@ -423,3 +428,21 @@ def test_a_shared_table_with_an_sse_c_log_file_answers_a_sharing_error(server, s
     answer = sharing_request(profile, "POST", table_path(share, "s", "t") + "/query", json_body={})
     assert answer.status_code == 400
     assert answer.json()["errorCode"] == "UNSUPPORTED_OPERATION" and "SSE-C" in answer.json()["message"]
+
+
+def test_minio_sdk_sse_s3_and_bucket_default(server, bucket):
+    """The minio SDK takes SSE-S3 over plain HTTP (SSE-KMS and SSE-C it sends over TLS only)."""
+    client = Minio(urlparse(server.endpoint).netloc, access_key="minioadmin", secret_key="minioadmin", secure=False)
+    body = pattern(12 * MiB + 5, b"minio")
+    written = client.put_object(bucket, "big", io.BytesIO(body), len(body), part_size=5 * MiB, sse=SseS3())
+    stat = client.stat_object(bucket, "big")
+    assert stat.size == len(body) and stat.metadata["x-amz-server-side-encryption"] == "AES256"
+    assert stat.etag == written.etag and written.etag.endswith("-3")
+    response = client.get_object(bucket, "big", offset=5 * MiB - 3, length=10)
+    assert response.read() == body[5 * MiB - 3 : 5 * MiB + 7]
+    response.close()
+    client.set_bucket_encryption(bucket, SSEConfig(Rule.new_sse_s3_rule()))
+    small = client.put_object(bucket, "small", io.BytesIO(b"defaulted"), 9)
+    assert small.etag == hashlib.md5(b"defaulted").hexdigest()  # SSE-S3: the MD5 of what was sent
+    assert client.stat_object(bucket, "small").metadata["x-amz-server-side-encryption"] == "AES256"
+    assert [(o.object_name, o.size) for o in client.list_objects(bucket)] == [("big", len(body)), ("small", 9)]
