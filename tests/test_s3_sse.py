@@ -16,6 +16,7 @@ import delta_sharing
 import pandas as pd
 import pyarrow as pa
 import pytest
+import s3fs
 from botocore.exceptions import ClientError
 from deltalake import write_deltalake
 from minio import Minio
@@ -446,3 +447,25 @@ def test_minio_sdk_sse_s3_and_bucket_default(server, bucket):
     assert small.etag == hashlib.md5(b"defaulted").hexdigest()  # SSE-S3: the MD5 of what was sent
     assert client.stat_object(bucket, "small").metadata["x-amz-server-side-encryption"] == "AES256"
     assert [(o.object_name, o.size) for o in client.list_objects(bucket)] == [("big", len(body)), ("small", 9)]
+
+
+@pytest.mark.parametrize("mode", ["AES256", "aws:kms"])
+def test_s3fs_in_a_bucket_with_default_encryption(server, s3, bucket, mode):
+    default_encryption(s3, bucket, mode)
+    fs = s3fs.S3FileSystem(key="minioadmin", secret="minioadmin", client_kwargs={"endpoint_url": server.endpoint},
+                           use_listings_cache=False)  # fmt: skip
+    data = pattern(11 * MiB, mode.encode())
+    with fs.open(f"{bucket}/big.bin", "wb", block_size=5 * MiB) as f:  # a multipart upload
+        f.write(data)
+    fs.pipe(f"{bucket}/small.txt", b"alpha")
+    with fs.open(f"{bucket}/big.bin", "rb", block_size=MiB) as f:
+        f.seek(3 * MiB + 7)
+        assert f.read(100_000) == data[3 * MiB + 7 : 3 * MiB + 100_007]
+    assert fs.cat(f"{bucket}/small.txt") == b"alpha"
+    assert fs.info(f"{bucket}/big.bin")["size"] == len(data)
+    assert {entry["name"]: entry["size"] for entry in fs.ls(bucket, detail=True)} == {
+        f"{bucket}/big.bin": len(data), f"{bucket}/small.txt": 5
+    }
+    fs.copy(f"{bucket}/small.txt", f"{bucket}/copy.txt")
+    assert fs.cat(f"{bucket}/copy.txt") == b"alpha"
+    assert s3.head_object(Bucket=bucket, Key="big.bin")["ServerSideEncryption"] == mode
