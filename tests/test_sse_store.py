@@ -107,3 +107,12 @@ def test_an_encrypted_upload_keeps_its_key_out_of_sight(store):
     store.abort_multipart_upload(bucket, "mp", upload.upload_id)
     with pytest.raises(NoSuchUpload):
         store.list_parts(bucket, "mp", upload.upload_id)
+
+
+def test_a_bucket_made_again_under_its_name_has_no_default(store):
+    bucket = new_bucket(store, BucketDefault(AES256))
+    assert store.put_bytes(bucket, "a", b"x").encryption is not None
+    store.delete_object(bucket, "a")
+    store.delete_bucket(bucket)
+    store.create_bucket(bucket)
+    assert store.put_bytes(bucket, "a", b"x").encryption is None

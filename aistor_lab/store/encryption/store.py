@@ -138,6 +138,8 @@ class EncryptingStore(ObjectStore):
         self.fast_reads = inner.fast_reads
         self._params = EncryptionParams()
         self._defaults: Cache[BucketDefault | None] = Cache(4096, default_ttl)
+        # An upload's encryption never changes under its id: every part asks for it.
+        self._uploads: Cache[StoredEncryption | None] = Cache(4096)
 
     def with_encryption(self, params: EncryptionParams) -> ObjectStore:
         view = copy.copy(self)  # shares the backend, keys and cache
@@ -230,8 +232,13 @@ class EncryptingStore(ObjectStore):
         return None if default is None else default.request()
 
     def _upload_encryption(self, bucket: str, key: str, upload_id: str) -> StoredEncryption | None:
-        page = self._inner.list_parts(bucket, key, upload_id, max_parts=1)
-        return StoredEncryption.from_metadata(page.upload.metadata)
+        """Raises NoSuchUpload (not remembered)."""
+
+        def load() -> StoredEncryption | None:
+            page = self._inner.list_parts(bucket, key, upload_id, max_parts=1)
+            return StoredEncryption.from_metadata(page.upload.metadata)
+
+        return self._uploads.get_or_load((bucket, key, upload_id), load)
 
     def stage(self) -> Staging:
         return self._inner.stage()
@@ -259,10 +266,13 @@ class EncryptingStore(ObjectStore):
         return self._inner.is_system_bucket(name)
 
     def create_bucket(self, name: str, *, object_lock: bool = False) -> BucketInfo:
-        return self._inner.create_bucket(name, object_lock=object_lock)
+        info = self._inner.create_bucket(name, object_lock=object_lock)
+        self._defaults.put(name, None)  # a new bucket has no default, whatever one of its name had
+        return info
 
     def delete_bucket(self, name: str) -> None:
         self._inner.delete_bucket(name)
+        self._defaults.put(name, None)
 
     def get_bucket(self, name: str) -> BucketInfo:
         return self._inner.get_bucket(name)
