@@ -4,8 +4,8 @@ The S3 API, the catalog, Delta Sharing and the lifecycle runner all read and wri
 
 - Writes are encrypted as the encryption request of the call asks (``with_encryption``, from an S3
   request's SSE headers), else as the bucket's default encryption says, else not at all. Bytes are
-  encrypted as they arrive (``stage_for``), in packages (``packages``); the data key is stored sealed
-  in the object's metadata under a reserved prefix (``stored``), never in the clear.
+  encrypted as they arrive (``stage_for``, ``streams``), in packages (``packages``); the data key
+  is stored sealed in the object's metadata under a reserved prefix (``stored``), never in the clear.
 - Reads decrypt SSE-S3 and SSE-KMS objects for everyone; an SSE-C object needs the customer's key,
   which only an S3 request can give: any other reader gets InvalidRequest.
 - What callers see is the plaintext: sizes, part sizes, ranges and part ranges; the reserved
@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import hmac
-from collections.abc import Iterator
 from dataclasses import replace
 
 from ..base import ObjectHandle, ObjectStore, Staging
@@ -51,82 +49,13 @@ from . import bucket_default
 from .errors import EncryptionNotSupported, EncryptionParametersInvalid, UnreadableEncryption
 from .keys import MasterKeys, refuse_customer_key
 from .modes import AES256, BucketDefault, EncryptionParams, EncryptionRequest
-from .packages import Encryptor, ObjectDecryptor, Stream, part_context, plain_size
+from .packages import Encryptor, Stream, part_context, plain_size
 from .stored import PART_ETAG, StoredEncryption, refuse_reserved_metadata, user_metadata
+from .streams import DecryptingHandle, EncryptingStaging
 
 # A bucket's default encryption is read at most this often: several servers in front of one store
 # see each other's PutBucketEncryption within this time.
 DEFAULT_TTL_SECONDS = 2.0
-
-
-class EncryptingStaging(Staging):
-    """Bytes of a future object or part, encrypted on their way into the backend's staging.
-    ``size`` and ``md5_hex`` are the plaintext's, which the S3 layer checks Content-MD5 against."""
-
-    def __init__(self, inner: Staging, data_key: bytes, encryptor: Encryptor, stored: StoredEncryption, target: tuple):
-        self._inner = inner
-        self._data_key = data_key
-        self._encryptor = encryptor
-        self._md5 = hashlib.md5()
-        self._sealed = False
-        self.stored = stored
-        self.target = target  # (bucket, key) or (bucket, key, upload id, part number)
-
-    def write(self, data: bytes | memoryview) -> None:
-        self._md5.update(data)
-        ciphertext = self._encryptor.update(data)
-        if ciphertext:
-            self._inner.write(ciphertext)
-
-    @property
-    def size(self) -> int:
-        return self._encryptor.plain_size
-
-    def md5_hex(self) -> str:
-        return self._md5.hexdigest()
-
-    def part_etag(self) -> str:
-        """The ETag of a part: the plaintext's MD5 for SSE-S3, as in S3; for SSE-KMS and SSE-C a
-        keyed digest of it, no MD5 of the plaintext. Either way the same bytes sent again give the
-        same ETag, as clients retrying a part expect."""
-        if self.stored.sealed.mode == AES256:
-            return self.md5_hex()
-        digest = hmac.new(self._data_key, b"part etag " + self._md5.digest(), hashlib.sha256)
-        return digest.hexdigest()[:32]
-
-    def sealed(self, target: tuple) -> Staging:
-        """The backend's staging with the final package written, for the write ``target`` names."""
-        if target != self.target:
-            raise ValueError(f"bytes staged for {self.target} cannot be written to {target}")
-        if not self._sealed:
-            self._inner.write(self._encryptor.finish())
-            self._sealed = True
-        return self._inner
-
-    def discard(self) -> None:
-        self._inner.discard()
-
-
-class DecryptingHandle(ObjectHandle):
-    """The plaintext of an encrypted object, decrypting only the packages a range touches."""
-
-    def __init__(self, inner: ObjectHandle, info: ObjectInfo, data_key: bytes, streams: list[Stream], package_size: int):
-        self._inner = inner
-        self.info = info
-        self._data_key = data_key
-        self._streams = streams
-        self._package_size = package_size
-
-    def iter_range(self, start: int = 0, end: int | None = None, chunk_size: int = 1 << 20) -> Iterator[bytes]:
-        decryptor = ObjectDecryptor(self._data_key, self._streams, start, end, self._package_size)
-        for chunk in self._inner.iter_range(decryptor.cipher_start, decryptor.cipher_end, chunk_size):
-            plaintext = decryptor.update(chunk)
-            if plaintext:
-                yield plaintext
-        decryptor.finish()
-
-    def close(self) -> None:
-        self._inner.close()
 
 
 class EncryptingStore(ObjectStore):
