@@ -42,50 +42,33 @@ from .files import Segment
 INDEX_FILE = "index.sqlite3"
 BUSY_TIMEOUT_SECONDS = 60.0
 
+# The columns of an object version, the same in ``objects`` and ``versions``.
+_VERSION_DDL = """
+    bucket TEXT NOT NULL,
+    key BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    etag TEXT NOT NULL,
+    last_modified REAL NOT NULL,
+    content_type TEXT NOT NULL,
+    metadata TEXT,
+    headers TEXT,
+    checksums TEXT,
+    parts_count INTEGER,
+    segments TEXT,
+    inline BLOB,
+    part_sizes TEXT,
+    version_id TEXT,
+    lock TEXT,
+    part_checksums TEXT
+"""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS buckets (
     name TEXT PRIMARY KEY, created REAL NOT NULL, versioning TEXT
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS objects (
-    id INTEGER PRIMARY KEY,
-    bucket TEXT NOT NULL,
-    key BLOB NOT NULL,
-    size INTEGER NOT NULL,
-    etag TEXT NOT NULL,
-    last_modified REAL NOT NULL,
-    content_type TEXT NOT NULL,
-    metadata TEXT,
-    headers TEXT,
-    checksums TEXT,
-    parts_count INTEGER,
-    segments TEXT,
-    inline BLOB,
-    part_sizes TEXT,
-    version_id TEXT,
-    lock TEXT,
-    part_checksums TEXT,
-    upload_id TEXT
-);
+CREATE TABLE IF NOT EXISTS objects (id INTEGER PRIMARY KEY, {version}, upload_id TEXT);
 CREATE UNIQUE INDEX IF NOT EXISTS objects_by_key ON objects (bucket, key);
 CREATE TABLE IF NOT EXISTS versions (
-    id INTEGER PRIMARY KEY,
-    bucket TEXT NOT NULL,
-    key BLOB NOT NULL,
-    size INTEGER NOT NULL,
-    etag TEXT NOT NULL,
-    last_modified REAL NOT NULL,
-    content_type TEXT NOT NULL,
-    metadata TEXT,
-    headers TEXT,
-    checksums TEXT,
-    parts_count INTEGER,
-    segments TEXT,
-    inline BLOB,
-    part_sizes TEXT,
-    version_id TEXT,
-    lock TEXT,
-    delete_marker INTEGER NOT NULL DEFAULT 0,
-    part_checksums TEXT
+    id INTEGER PRIMARY KEY, {version}, delete_marker INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS versions_by_key ON versions (bucket, key, id DESC);
 CREATE TABLE IF NOT EXISTS bucket_configs (
@@ -115,7 +98,7 @@ CREATE TABLE IF NOT EXISTS parts (
     PRIMARY KEY (upload_id, part_number)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS files (name TEXT PRIMARY KEY, refs INTEGER NOT NULL) WITHOUT ROWID
-"""
+""".replace("{version}", _VERSION_DDL.strip())
 # ``inline`` comes after the columns listings read: they never touch its overflow pages.
 # ``part_sizes`` (a JSON list, read by single-object reads only) and ``version_id`` came later: they
 # are last so that older indexes gain them by ALTER TABLE when opened (see _UPGRADES).
@@ -144,7 +127,6 @@ _UPGRADES = (
     ("uploads", "lock", "TEXT"),
     ("objects", "part_checksums", "TEXT"),
     ("objects", "upload_id", "TEXT"),
-    ("versions", "part_checksums", "TEXT"),
     ("uploads", "checksum_type", "TEXT"),
 )
 _UPLOAD_COLUMNS = (

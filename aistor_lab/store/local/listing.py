@@ -73,6 +73,15 @@ def roll_up(
             return _page(entries, prefixes, False, last)
 
 
+def resume(
+    marker_rows: list[tuple[bytes, T]], scan: Scan, prefix: bytes, delimiter: bytes, marker: bytes, limit: int
+) -> RolledPage[T]:
+    """A page resuming after ``marker``: ``marker_rows`` (the marker key's own entries after a second
+    marker, as the version id of ListObjectVersions) first, then the keys after it."""
+    first = marker_rows + scan(*start_bound(marker, prefix, delimiter), limit + 1)
+    return roll_up(first, scan, prefix, delimiter, limit)
+
+
 def _page(
     entries: list[T], prefixes: list[str], truncated: bool, last: tuple[bytes, T | None] | None
 ) -> RolledPage[T]:

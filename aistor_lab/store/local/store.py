@@ -49,7 +49,7 @@ from ..types import (
 from .files import DataFiles, Segment
 from .handles import FileHandle, InlineHandle, clamp_range, slice_segments
 from .index import INDEX_FILE, Index, Reader, StoredPart, Txn, shown_version
-from .listing import PAST, roll_up, start_bound
+from .listing import PAST, resume, roll_up, start_bound
 from .rules import check_condition, check_part_order, check_part_sizes, multipart_etag, unquote_etag
 from .staging import LocalStaging
 
@@ -352,8 +352,7 @@ class LocalStore(ObjectStore):
                     first = reader.version_rows(bucket, marker, False, below, max_keys + 1, below_id=position)
                 else:
                     first = reader.version_rows(bucket, marker, True, marker + b"\0", max_keys + 1)
-            first += scan(*start_bound(marker, prefix_bytes, delimiter_bytes), max_keys + 1)
-            page = roll_up(first, scan, prefix_bytes, delimiter_bytes, max_keys)
+            page = resume(first, scan, prefix_bytes, delimiter_bytes, marker, max_keys)
         if not page.is_truncated:
             return VersionsPage(page.entries, page.common_prefixes, False, None, None)
         version_id = page.last_entry.info.version_id if page.last_entry is not None else None
@@ -565,11 +564,11 @@ class LocalStore(ObjectStore):
             def scan(bound: bytes, inclusive: bool, limit: int) -> list[tuple[bytes, UploadInfo]]:
                 return reader.upload_rows(bucket, bound, inclusive, below, limit)
 
-            first = scan(*start_bound(marker, prefix_bytes, delimiter_bytes), max_uploads + 1)
+            first = []
             if upload_id_marker and marker.startswith(prefix_bytes):
                 # S3: the marker key's own uploads after the upload id marker come first.
-                first = reader.uploads_of_key(bucket, marker, upload_id_marker, max_uploads + 1) + first
-            page = roll_up(first, scan, prefix_bytes, delimiter_bytes, max_uploads)
+                first = reader.uploads_of_key(bucket, marker, upload_id_marker, max_uploads + 1)
+            page = resume(first, scan, prefix_bytes, delimiter_bytes, marker, max_uploads)
         if not page.is_truncated:
             return UploadsPage(page.entries, page.common_prefixes, False, None, None)
         upload_id = page.last_entry.upload_id if page.last_entry is not None else None
