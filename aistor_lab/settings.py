@@ -62,6 +62,9 @@ class Settings:
     # More named keys of the local key ring (AISTOR_KMS_KEYS), for SSE-KMS with a key id; ``kms_key``
     # is the key ring's default key (SSE-S3, and SSE-KMS without a key id).
     kms_keys: dict[str, bytes] = field(default_factory=dict, repr=False)
+    # Take SSE-C keys over plain HTTP (AISTOR_SSE_C_OVER_HTTP=on), for tests on loopback; AWS and
+    # MinIO take them over TLS only.
+    sse_c_over_http: bool = False
     region: str = "us-east-1"
     # Serve HTTPS with public.crt and private.key of this directory (aistor_lab.tls); None = plain HTTP.
     certs_dir: Path | None = None
@@ -115,6 +118,7 @@ class Settings:
             root_password=os.environ.get("AISTOR_ROOT_PASSWORD", DEFAULT_ROOT_PASSWORD),
             kms_key=parse_kms_secret_key(kms) if (kms := os.environ.get("AISTOR_KMS_SECRET_KEY")) else None,
             kms_keys=parse_kms_keys(os.environ.get("AISTOR_KMS_KEYS", "")),
+            sse_c_over_http=os.environ.get("AISTOR_SSE_C_OVER_HTTP", "").lower() in ("on", "true", "1"),
             region=os.environ.get("AISTOR_REGION", "us-east-1"),
             certs_dir=Path(os.environ["AISTOR_CERTS_DIR"]) if os.environ.get("AISTOR_CERTS_DIR") else None,
             public_endpoint=os.environ.get("AISTOR_PUBLIC_ENDPOINT") or None,

@@ -252,6 +252,16 @@ def test_boto3_over_https(tls_server, tls_s3):
     assert {(o["Key"], o["Size"]) for o in listed} == {("small.bin", len(small)), ("big.bin", len(big))}
 
 
+def test_sse_c_over_https_with_aws_chunked_bodies(tls_server, tls_s3):
+    """SSE-C keys are taken over TLS without any setting; boto3 sends the bodies aws-chunked."""
+    tls_s3.create_bucket(Bucket="tls-sse-c")
+    key = {"SSECustomerAlgorithm": "AES256", "SSECustomerKey": os.urandom(32)}
+    body = os.urandom(200_000)
+    tls_s3.put_object(Bucket="tls-sse-c", Key="c", Body=body, **key)
+    got = tls_s3.get_object(Bucket="tls-sse-c", Key="c", Range="bytes=1000-99999", **key)
+    assert got["Body"].read() == body[1000:100000] and got["SSECustomerAlgorithm"] == "AES256"
+
+
 def test_plain_http_to_the_tls_port_fails_cleanly(tls_server, tls_s3):
     plain = tls_server.endpoint.replace("https://", "http://")
     with pytest.raises(requests.ConnectionError):

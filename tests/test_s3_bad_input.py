@@ -114,9 +114,9 @@ def test_object_subresource_not_implemented_for_its_method(server, s3, bucket, m
 
 @pytest.mark.parametrize("options,code", [
     ({"StorageClass": "GLACIER"}, "InvalidStorageClass"),
-    ({"ServerSideEncryption": "AES256"}, "NotImplemented"),
-    ({"ServerSideEncryption": "aws:kms", "SSEKMSKeyId": "k"}, "NotImplemented"),
-    ({"SSECustomerAlgorithm": "AES256", "SSECustomerKey": "k" * 32}, "NotImplemented"),
+    ({"ServerSideEncryption": "aws:kms:dsse"}, "NotImplemented"),
+    ({"ServerSideEncryption": "aws:kms", "SSEKMSKeyId": "k"}, "KMS.NotFoundException"),
+    ({"SSECustomerAlgorithm": "AES256", "SSECustomerKey": "k" * 32}, "InvalidRequest"),  # over plain HTTP
     ({"ObjectLockMode": "GOVERNANCE", "ObjectLockRetainUntilDate": "2030-01-01T00:00:00Z"}, "InvalidRequest"),
     ({"ObjectLockLegalHoldStatus": "ON"}, "InvalidRequest"),
     ({"WebsiteRedirectLocation": "/elsewhere"}, "NotImplemented"),

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aistor_lab.s3.encryption.packages import (
+from aistor_lab.store.encryption.packages import (
     OVERHEAD,
     PACKAGE_SIZE,
     Encryptor,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .encryption import AWS_KMS, MasterKeys, bucket_config
+from ..store.encryption import AWS_KMS
+from .encryption import bucket_config
 from .errors import S3Error
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ async def put_bucket_encryption(req: S3Handler) -> None:
     config = bucket_config.parse(bytes(req.body))
     if config.algorithm == AWS_KMS:
         # As MinIO does: a default naming a key the key ring lacks would fail every later write.
-        MasterKeys.from_settings(req.services.settings).resolve_kms_key(config.kms_key_id)
+        req.services.sse_keys.resolve_kms_key(config.kms_key_id)
     document = bucket_config.to_xml(config)
     await req.run_blocking(req.store.put_bucket_config, req.bucket, bucket_config.CONFIG_NAME, document)
     req.send_empty()

@@ -20,7 +20,8 @@ from ..auth import body_decoder, verify_request
 from ..http.limits import DRAIN_LIMIT, StallWatch
 from ..iam.session_credentials import SessionCredentials
 from ..store import MAX_PART_SIZE
-from . import routes
+from ..store.encryption import EncryptionParams
+from . import routes, sse
 from .checksums import BodyChecksums
 from .errors import S3Error
 from .names import check_visible_bucket, parse_query, split_path
@@ -48,7 +49,8 @@ class S3Handler(RequestHandler):
 
     def initialize(self, services) -> None:
         self.services = services
-        self.store = services.store
+        self.store = services.store  # bound to the request's SSE headers once they are read
+        self.sse = EncryptionParams()
         self.request_id = uuid.uuid4().hex[:16].upper()
         self.operation: routes.Operation | None = None
         self.access_key = ""
@@ -103,11 +105,12 @@ class S3Handler(RequestHandler):
             if self.operation.action:
                 self.authorize(self.operation.action, self.bucket, self.key, self.list_context())
             refuse_unsupported_headers(self.operation.name, self.request.headers)
+            self.sse = await sse.bind(self)
             if self.operation.body == routes.STREAM_BODY:
                 self._check_stream_length()
                 await self.run_read(self.store.get_bucket, self.bucket)
                 self.checksums = BodyChecksums(self.request.headers)
-                self.staging = self.store.stage()
+                self.staging = await self.run_read(sse.stage_body, self)
                 # An authenticated upload may take as long as it needs, as long as it never stalls.
                 self.request.connection.set_body_timeout(None)
                 self._stall = StallWatch(self.request.connection, self.services.settings.body_timeout_seconds)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..store import NoSuchUpload
 from .checksums import HEADER_PREFIX, TYPE_HEADER, checksum_type, normalize_algorithm, upload_checksum_type
+from .encryption.answers import set_encryption_headers
 from .errors import S3Error
 from .multipart_checksums import listed_part_checksums, object_checksums
 from .names import check_key
@@ -54,6 +55,7 @@ async def create_upload(req: S3Handler) -> None:
     if algorithm:
         req.set_header("x-amz-checksum-algorithm", algorithm.upper())
         req.set_header(TYPE_HEADER, kind)
+    set_encryption_headers(req, upload.encryption)
     xml = XmlWriter("InitiateMultipartUploadResult")
     xml.element("Bucket", req.bucket).element("Key", req.key).element("UploadId", upload.upload_id)
     req.send_xml(xml.to_bytes())
@@ -78,6 +80,7 @@ async def upload_part(req: S3Handler) -> None:
     req.set_header("ETag", f'"{part.etag}"')
     for algorithm, value in checksums.items():
         req.set_header(HEADER_PREFIX + algorithm, value)
+    set_encryption_headers(req, part.encryption)
     req.send_empty()
 
 
@@ -98,6 +101,7 @@ async def upload_part_copy(req: S3Handler) -> None:
         end,
         src_version_id=source.version_id,
     )
+    set_encryption_headers(req, part.encryption)
     xml = XmlWriter("CopyPartResult").element("ETag", f'"{part.etag}"')
     req.send_xml(xml.element("LastModified", iso8601(part.last_modified)).to_bytes())
 
@@ -127,6 +131,7 @@ async def complete_upload(req: S3Handler) -> None:
     )
     set_checksum_headers(req, info.checksums)
     set_written_version(req, info.version_id)
+    set_encryption_headers(req, info.encryption)
     xml = XmlWriter("CompleteMultipartUploadResult")
     xml.element("Location", f"{req.request.protocol}://{req.request.host}/{req.bucket}/{req.key}")
     xml.element("Bucket", req.bucket).element("Key", req.key).element("ETag", f'"{info.etag}"')

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..http.limits import StallWatch
 from ..store import MAX_PART_NUMBER, DeleteMarkerVersion, DeleteResult, NoSuchKey, ObjectInfo, WriteCondition
 from .checksums import HEADER_PREFIX, TYPE_HEADER, checksum_type
+from .encryption.answers import set_encryption_headers
 from .errors import S3Error
 from .lifecycle_ops import set_expiration_header
 from .names import check_bucket_name, check_key, check_visible_bucket, decode_wire
@@ -92,6 +93,7 @@ async def put_object(req: S3Handler) -> None:
     set_written_version(req, info.version_id)
     set_checksum_headers(req, checksums)
     await set_expiration_header(req, info)
+    set_encryption_headers(req, info.encryption)
     req.send_empty()
 
 
@@ -108,6 +110,7 @@ def _set_object_headers(req: S3Handler, info: ObjectInfo) -> None:
     if info.parts_count:
         req.set_header("x-amz-mp-parts-count", str(info.parts_count))
     set_lock_headers(req, info.lock)
+    set_encryption_headers(req, info.encryption)
     for query_name, header in RESPONSE_OVERRIDES.items():
         if query_name in req.query:
             req.set_header(header, req.query[query_name])
@@ -318,6 +321,7 @@ async def copy_object(req: S3Handler) -> None:
         **replace,
     )
     set_written_version(req, info.version_id)
+    set_encryption_headers(req, info.encryption)
     xml = XmlWriter("CopyObjectResult").element("ETag", f'"{info.etag}"')
     xml.element("LastModified", iso8601(info.last_modified))
     for algorithm, value in info.checksums.items():

@@ -28,10 +28,17 @@ class ProtectedTables(Protocol):
     def is_referenced(self, bucket: str, key: str) -> bool: ...
 
 
+class SharedLocations(Protocol):
+    """What the protection asks of Delta Sharing (``sharing.SharingService`` answers it)."""
+
+    def delta_table_locations(self) -> list[str]: ...
+
+
 class TableGuard:
-    def __init__(self, tables: ProtectedTables, store: ObjectStore):
+    def __init__(self, tables: ProtectedTables, store: ObjectStore, shared: SharedLocations | None = None):
         self.tables = tables
         self.store = store
+        self.shared = shared
         self._warehouses: Cache[bool] = Cache(WAREHOUSES_CACHED, WAREHOUSE_CACHE_SECONDS)
 
     def is_warehouse(self, bucket: str) -> bool:
@@ -56,6 +63,17 @@ class TableGuard:
         for location in self.tables.table_locations(bucket):
             if path.startswith(location.rstrip("/") + "/"):
                 raise S3Error("AccessDenied", f"{key} belongs to an Iceberg table and cannot be overwritten.")
+
+    def check_customer_key_write(self, bucket: str, key: str) -> None:
+        """Refuse an SSE-C object where the catalog or Delta Sharing must read it: they never have the
+        customer's key. A warehouse's files may all become a table's; shared Delta tables are refused
+        SSE-C as AIStor refuses it on shared paths."""
+        if self.is_warehouse(bucket):
+            raise S3Error("InvalidRequest", "SSE-C objects cannot be written to a warehouse: the catalog cannot read them.")
+        path = f"s3://{bucket}/{key}"
+        for location in self.shared.delta_table_locations() if self.shared is not None else []:
+            if path.startswith(location.rstrip("/") + "/"):
+                raise S3Error("InvalidRequest", f"SSE-C objects cannot be written under a shared table ({location}).")
 
     def check_delete(self, bucket: str, key: str, version_id: str | None = None) -> None:
         """Refuse to delete a metadata file, manifest list or manifest a table currently uses.

@@ -5,8 +5,6 @@ written as asked when it was not. The headers boto3 can send on PutObject, CopyO
 CreateMultipartUpload, UploadPart and UploadPartCopy are refused with the error AWS gives:
 
 - ``x-amz-storage-class`` other than STANDARD: ``InvalidStorageClass`` (there is one class).
-- ``x-amz-server-side-encryption*`` and ``x-amz-copy-source-server-side-encryption-customer-*``
-  (SSE-S3, SSE-KMS, SSE-C, bucket keys): ``NotImplemented``, as there is no encryption at rest yet.
 - ``x-amz-object-lock-*`` on UploadPart and UploadPartCopy, which lock nothing (an upload's lock is
   given when it is created): ``InvalidRequest``. PutObject, CopyObject and CreateMultipartUpload
   honour them (object_lock_ops.py), and refuse them in a bucket without Object Lock (InvalidRequest,
@@ -19,9 +17,9 @@ CreateMultipartUpload, UploadPart and UploadPartCopy are refused with the error 
 On DeleteObject, ``x-amz-if-match-last-modified-time`` and ``x-amz-if-match-size`` (conditions S3
 checks only in directory buckets) answer ``NotImplemented``: a delete must not ignore its condition.
 
-Accepted as they are: ``x-amz-tagging-directive`` (an object has no tags to copy or replace),
-``x-amz-request-payer`` (no bucket is requester-pays) and ``x-amz-expected-bucket-owner`` /
-``x-amz-source-expected-bucket-owner`` (every bucket has the one owner).
+The SSE headers are honoured (``s3/sse.py``). Accepted as they are: ``x-amz-tagging-directive``
+(an object has no tags to copy or replace), ``x-amz-request-payer`` (no bucket is requester-pays) and
+``x-amz-expected-bucket-owner`` / ``x-amz-source-expected-bucket-owner`` (every bucket has the one owner).
 """
 
 from __future__ import annotations
@@ -35,10 +33,6 @@ WRITE_OPERATIONS = frozenset(
     {"PutObject", "CopyObject", "CreateMultipartUpload", "UploadPart", "UploadPartCopy"}
 )
 
-_NOT_IMPLEMENTED_PREFIXES = (
-    "x-amz-server-side-encryption",
-    "x-amz-copy-source-server-side-encryption",
-)
 _NOT_IMPLEMENTED = frozenset({"x-amz-website-redirect-location", "x-amz-tagging", "x-amz-write-offset-bytes"})
 _LOCKING_OPERATIONS = frozenset({"PutObject", "CopyObject", "CreateMultipartUpload"})
 _OWNER_ONLY_ACLS = frozenset({"private", "bucket-owner-full-control"})
@@ -55,7 +49,7 @@ def refuse_unsupported_headers(operation: str, headers: Mapping[str, str]) -> No
         return
     for name in headers:
         lower = name.lower()
-        if lower.startswith(_NOT_IMPLEMENTED_PREFIXES) or lower in _NOT_IMPLEMENTED:
+        if lower in _NOT_IMPLEMENTED:
             raise S3Error(
                 "NotImplemented",
                 f"A header you provided implies functionality that is not implemented: {lower}.",

@@ -30,6 +30,8 @@ from ..settings import Settings
 from ..sharing import SharingService
 from ..sharing.api import handlers as sharing_handlers
 from ..store import LocalStore, ObjectStore, RemoteS3Store
+from ..store.encryption import MasterKeys
+from ..store.encryption.store import EncryptingStore
 from ..tables import Catalog
 from ..tables.api import handlers as catalog_handlers
 from ..tls import server_context
@@ -56,6 +58,7 @@ class Services:
     sharing: SharingService
     lifecycle: LifecycleRunner
     lifecycle_rules: BucketRules
+    sse_keys: MasterKeys  # the keys that seal objects' data keys (SSE-S3, SSE-KMS)
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=True)
@@ -77,7 +80,9 @@ def open_store(settings: Settings) -> ObjectStore:
 
 
 def open_services(settings: Settings) -> Services:
-    store = open_store(settings)
+    sse_keys = MasterKeys.from_key_ring(settings.root_user, settings.root_password, settings.kms_keys, settings.kms_key)
+    # Encryption at rest sits below every service: the catalog and sharing read and write through it.
+    store = EncryptingStore(open_store(settings), sse_keys)
     # Engines whose AWS SDK needs a region for S3FileIO (Spark with the documented configuration,
     # which sets none) take it from the catalog's config defaults.
     catalog = Catalog(store, config_defaults={"client.region": settings.region})
@@ -87,12 +92,13 @@ def open_services(settings: Settings) -> Services:
         store=store,
         iam=IAM(store, settings.root_user, settings.root_password, kms_key=settings.kms_key),
         catalog=catalog,
-        table_guard=TableGuard(catalog, store),
+        table_guard=TableGuard(catalog, store, sharing),
         executor=ThreadPoolExecutor(max_workers=16, thread_name_prefix="store"),
         sharing=sharing,
         lifecycle=LifecycleRunner(store, LiveTables(catalog, sharing), day_seconds=settings.lifecycle_day_seconds,
                                   batch_size=settings.lifecycle_batch_size),
         lifecycle_rules=BucketRules(store),
+        sse_keys=sse_keys,
     )
 
 

@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..store.base import ObjectStore
+from ..store.encryption import EncryptionParametersInvalid
 from ..store.errors import NoSuchBucket, NoSuchKey
 from ..store.locations import OutsideScope, Scope, table_scope
 from ..store.types import ObjectInfo
@@ -280,6 +281,10 @@ class DeltaLogSource(TableSource):
             return self._store.get_bytes(self._bucket, key)[1]
         except (NoSuchKey, NoSuchBucket):
             raise InternalError(f"a file of the Delta log of {self.location} disappeared: {key}") from None
+        except EncryptionParametersInvalid:
+            # An SSE-C file written before the table was shared: only its customer's key opens it.
+            raise UnsupportedOperation(f"a file of the Delta log of {self.location} is encrypted with a "
+                                       f"customer's key (SSE-C), which sharing does not hold: {key}") from None
 
     # -- actions -----------------------------------------------------------------------------
     def _parse_actions(self, actions: list[dict]) -> Commit:

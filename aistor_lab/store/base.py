@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from typing import Self
 
+from .encryption.modes import EncryptionParams
 from .object_lock import NO_LOCK, ObjectLock
 from .types import (
     SYSTEM_BUCKET,
@@ -121,6 +122,23 @@ class ObjectStore(ABC):
     def put_bucket_config(self, bucket: str, name: str, document: bytes | None) -> None:
         """Set (None: delete) a bucket configuration document; they go with the bucket. Raises
         NoSuchBucket."""
+
+    # -- encryption at rest (store.encryption.EncryptingStore; backends keep these defaults) --------
+    def with_encryption(self, params: EncryptionParams) -> ObjectStore:
+        """This store for calls that carry a client's encryption parameters (an S3 request's SSE
+        headers: the encryption a write asks for, SSE-C keys). Without an encryption layer any
+        parameter is refused (NotImplemented) rather than ignored."""
+        if params:
+            from .encryption.errors import EncryptionNotSupported
+
+            raise EncryptionNotSupported("This store has no server-side encryption.")
+        return self
+
+    def stage_for(self, bucket: str, key: str, *, upload_id: str | None = None, part_number: int | None = None) -> Staging:
+        """A place to write the bytes of the object ``bucket/key`` (or of part ``part_number`` of the
+        upload ``upload_id``): a store that encrypts does it as the bytes arrive, so it must know
+        where they go. The Staging's ``size`` and ``md5_hex`` are those of the bytes written."""
+        return self.stage()
 
     # -- objects -------------------------------------------------------------------------
     @abstractmethod
@@ -330,7 +348,7 @@ class ObjectStore(ABC):
         content_type: str | None = None,
         condition: WriteCondition | None = None,
     ) -> ObjectInfo:
-        staging = self.stage()
+        staging = self.stage_for(bucket, key)
         try:
             staging.write(data)
             return self.put_object(bucket, key, staging, content_type=content_type, condition=condition)

@@ -24,6 +24,16 @@ NULL_VERSION = "null"
 
 
 @dataclass(frozen=True)
+class ObjectEncryption:
+    """How an object (or upload) is encrypted at rest, as answers describe it: never its keys."""
+
+    mode: str  # "AES256" (SSE-S3), "aws:kms" (SSE-KMS) or "SSE-C"
+    kms_key_id: str | None = None  # SSE-KMS: the key ring's key
+    kms_context: dict[str, str] | None = None  # SSE-KMS: the client's encryption context
+    bucket_key_enabled: bool = False
+
+
+@dataclass(frozen=True)
 class BucketInfo:
     name: str
     created: float  # epoch seconds
@@ -57,6 +67,8 @@ class ObjectInfo:
     version_id: str | None = None
     # Retention and legal hold, where the store reads them with the object (single-object reads).
     lock: ObjectLock = NO_LOCK
+    # Server-side encryption at rest (store.encryption): None for an object stored in the clear.
+    encryption: ObjectEncryption | None = None
 
     def part_checksums_of(self, part_number: int) -> dict[str, str]:
         """The checksums part ``part_number`` was uploaded with, where the store read them."""
@@ -123,6 +135,7 @@ class PartInfo:
     size: int
     last_modified: float
     checksums: dict[str, str] = field(default_factory=dict)
+    encryption: ObjectEncryption | None = None  # the upload's, where the store tells it
 
 
 @dataclass(frozen=True)
@@ -139,6 +152,7 @@ class UploadInfo:
     # How the object's checksum derives from the parts': "COMPOSITE" (a checksum of the parts'
     # checksums, ``-N``) or "FULL_OBJECT" (the CRC of the whole object); None without an algorithm.
     checksum_type: str | None = None
+    encryption: ObjectEncryption | None = None  # what the completed object is encrypted with
 
 
 @dataclass(frozen=True)

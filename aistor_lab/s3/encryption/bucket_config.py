@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from ...store.encryption import AES256, AWS_KMS, BucketDefault
+from ...store.encryption.bucket_default import CONFIG_NAME
 from ..errors import S3Error
 from ..xmlio import XmlWriter, child_text, parse_xml
-from .headers import AES256, AWS_KMS, BucketDefault
 
-CONFIG_NAME = "encryption"  # the store's name of the bucket configuration document
+__all__ = ["CONFIG_NAME", "parse", "to_xml"]
+
 ROOT = "ServerSideEncryptionConfiguration"
 
 
@@ -53,11 +55,6 @@ def to_xml(config: BucketDefault) -> bytes:
     xml.element("SSEAlgorithm", config.algorithm).element("KMSMasterKeyID", config.kms_key_id)
     xml.close("ApplyServerSideEncryptionByDefault").element("BucketKeyEnabled", config.bucket_key_enabled)
     return xml.close("Rule").to_bytes()
-
-
-def from_stored(document: bytes | None) -> BucketDefault | None:
-    """The default encryption a stored document (``to_xml``'s) gives, None without one."""
-    return None if document is None else parse(document)
 
 
 def _refuse_blocked_types(rule: ET.Element) -> None:

@@ -18,11 +18,18 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
+from ...store.encryption import (
+    AES256,
+    AWS_KMS,
+    SSE_C,
+    BucketDefault,
+    CustomerKey,
+    EncryptionRequest,
+    canonical_json,
+)
 from ..errors import S3Error
 
 SSE = "x-amz-server-side-encryption"
@@ -32,44 +39,8 @@ BUCKET_KEY_ENABLED = "x-amz-server-side-encryption-bucket-key-enabled"
 CUSTOMER = "x-amz-server-side-encryption-customer-"
 COPY_SOURCE_CUSTOMER = "x-amz-copy-source-server-side-encryption-customer-"
 
-# The values of x-amz-server-side-encryption, which name the modes in stored metadata too.
-AES256 = "AES256"  # SSE-S3
-AWS_KMS = "aws:kms"  # SSE-KMS
-SSE_C = "SSE-C"  # not a header value: SSE-C is asked for with the customer-key headers
 _NOT_IMPLEMENTED_ALGORITHMS = frozenset({"aws:kms:dsse"})
 _MAX_CONTEXT = 4096
-
-
-@dataclass(frozen=True)
-class CustomerKey:
-    """An SSE-C key as a request gave it (checked against its MD5)."""
-
-    key: bytes = field(repr=False)
-
-    @property
-    def key_md5(self) -> str:
-        """What S3 answers in x-amz-server-side-encryption-customer-key-MD5."""
-        return base64.b64encode(hashlib.md5(self.key).digest()).decode()
-
-
-@dataclass(frozen=True)
-class EncryptionRequest:
-    """The encryption a write asks for (or its bucket's default encryption gives it)."""
-
-    mode: str  # AES256, AWS_KMS or SSE_C
-    kms_key_id: str | None = None  # as named in the request; None: the key ring's default key
-    kms_context: dict[str, str] | None = None
-    customer_key: CustomerKey | None = None
-    bucket_key_enabled: bool = False
-
-
-@dataclass(frozen=True)
-class BucketDefault:
-    """A bucket's default encryption (``?encryption``), applied to writes that ask for none."""
-
-    algorithm: str  # AES256 or AWS_KMS
-    kms_key_id: str | None = None
-    bucket_key_enabled: bool = False
 
 
 def write_request(
@@ -186,11 +157,6 @@ def response_headers(
     if bucket_key_enabled:
         headers[BUCKET_KEY_ENABLED] = "true"
     return headers
-
-
-def canonical_json(value: object) -> str:
-    """One spelling of a JSON value, so that what is bound into a seal can be rebuilt exactly."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def _kms_context(encoded: str | None) -> dict[str, str] | None:

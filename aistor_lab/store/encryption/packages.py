@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from .errors import UnreadableEncryption
+
 PACKAGE_SIZE = 64 * 1024
 NONCE_SIZE = 12
 TAG_SIZE = 16
@@ -30,7 +32,7 @@ FORMAT_VERSION = 1
 _HEADER = struct.Struct(">BBI")  # format version, final flag, sequence number
 
 
-class TamperedError(ValueError):
+class TamperedError(UnreadableEncryption, ValueError):
     """Ciphertext that does not authenticate: altered, reordered, cut short, or another key's."""
 
 

@@ -28,10 +28,9 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from ...settings import Settings
-from ...store.keyring import ROOT_LABEL, derive_root_key
-from ..errors import S3Error
-from .headers import AES256, AWS_KMS, SSE_C, CustomerKey, EncryptionRequest, canonical_json
+from ..keyring import ROOT_LABEL, derive_root_key
+from .errors import EncryptionParametersInvalid, KMSKeyNotFound, UnreadableEncryption, WrongCustomerKey
+from .modes import AES256, AWS_KMS, SSE_C, CustomerKey, EncryptionRequest, canonical_json
 
 DATA_KEY_SIZE = 32
 _NONCE_SIZE = 12
@@ -90,32 +89,37 @@ class MasterKeys:
         self.default_kms_key = default_kms_key
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> MasterKeys:
-        """The key ring of ``AISTOR_KMS_SECRET_KEY`` (its default key) and ``AISTOR_KMS_KEYS``;
-        ValueError when both name one key with different bytes."""
-        kms_keys = dict(settings.kms_keys)
+    def from_key_ring(
+        cls,
+        root_user: str,
+        root_password: str,
+        kms_keys: Mapping[str, bytes],
+        kms_key: tuple[str, bytes] | None,
+    ) -> MasterKeys:
+        """The key ring of ``AISTOR_KMS_SECRET_KEY`` (``kms_key``, its default key) and
+        ``AISTOR_KMS_KEYS``; ValueError when both name one key with different bytes."""
+        keys = dict(kms_keys)
         default = None
-        if settings.kms_key is not None:
-            default, key = settings.kms_key
-            if kms_keys.setdefault(default, key) != key:
+        if kms_key is not None:
+            default, key = kms_key
+            if keys.setdefault(default, key) != key:
                 raise ValueError(
                     f"AISTOR_KMS_SECRET_KEY and AISTOR_KMS_KEYS give the key {default!r} different values"
                 )
-        return cls(derive_root_key(settings.root_user, settings.root_password), kms_keys, default)
+        return cls(derive_root_key(root_user, root_password), keys, default)
 
     def resolve_kms_key(self, key_id: str | None) -> str:
         """The name of the key ring's key an SSE-KMS request names (None: the default key); the
         error AWS and MinIO give for a key that does not exist."""
         if key_id is None:
             if self.default_kms_key is None:
-                raise S3Error(
-                    "KMS.NotFoundException",
+                raise KMSKeyNotFound(
                     "No KMS key id was given and the server has no default KMS key (AISTOR_KMS_SECRET_KEY).",
                 )
             return self.default_kms_key
         name = kms_key_name(key_id)
         if name not in self._kms_keys:
-            raise S3Error("KMS.NotFoundException", f"Invalid keyId {key_id}")
+            raise KMSKeyNotFound(f"Invalid keyId {key_id}")
         return name
 
     def seal(self, data_key: bytes, request: EncryptionRequest, bucket: str, key: str) -> SealedKey:
@@ -146,8 +150,7 @@ class MasterKeys:
         gave, which an SSE-C object needs and any other object refuses (as S3 does)."""
         if sealed.mode == SSE_C:
             if customer_key is None:
-                raise S3Error(
-                    "InvalidRequest",
+                raise EncryptionParametersInvalid(
                     "The object was stored using a form of Server Side Encryption. "
                     "The correct parameters must be provided to retrieve the object.",
                 )
@@ -162,12 +165,10 @@ class MasterKeys:
             )
         except InvalidTag:
             if sealed.mode == SSE_C:
-                raise S3Error("AccessDenied", "Access Denied.") from None
-            raise S3Error(
-                "InternalError",
+                raise WrongCustomerKey("Access Denied.") from None
+            raise UnreadableEncryption(
                 "The object's key does not open with this server's keys "
-                f"({sealed.mode} under {sealed.key_id!r}).",
-                500,
+                f"({sealed.mode} under {sealed.key_id!r})."
             ) from None
 
     def _server_master(self, mode: str, key_id: str) -> bytes:
@@ -175,8 +176,7 @@ class MasterKeys:
             return self._root_key
         name = key_id if mode == AWS_KMS else key_id.removeprefix(_KMS_LABEL)
         if name not in self._kms_keys:
-            raise S3Error(
-                "KMS.NotFoundException",
+            raise KMSKeyNotFound(
                 f"The KMS key {name!r} that encrypted the object is not in the server's key ring.",
             )
         return self._kms_keys[name]
@@ -185,4 +185,4 @@ class MasterKeys:
 def refuse_customer_key(customer_key: CustomerKey | None) -> None:
     """An SSE-C key given for an object that is not SSE-C encrypted (or not encrypted) is an error."""
     if customer_key is not None:
-        raise S3Error("InvalidRequest", "The encryption parameters are not applicable to this object.")
+        raise EncryptionParametersInvalid("The encryption parameters are not applicable to this object.")

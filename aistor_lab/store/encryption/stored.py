@@ -14,9 +14,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..errors import S3Error
-from .headers import AES256, AWS_KMS, SSE_C, CustomerKey, canonical_json, response_headers
+from ..types import ObjectEncryption
+from .errors import EncryptionArgumentInvalid, UnreadableEncryption
 from .keys import SealedKey
+from .modes import AES256, AWS_KMS, SSE_C, canonical_json
 from .packages import FORMAT_VERSION, PACKAGE_SIZE
 
 RESERVED_PREFIX = "aistor-internal-"
@@ -29,6 +30,10 @@ SEALED_KEY = _SSE + "sealed-key"  # base64
 KMS_CONTEXT = _SSE + "kms-context"  # base64 of canonical JSON
 PLAIN_SIZE = _SSE + "plain-size"  # single-part objects; a multipart object's follows from its parts
 BUCKET_KEY = _SSE + "bucket-key"
+PLAIN_ETAG = _SSE + "etag"  # single-part SSE-S3 objects: the plaintext's MD5, their ETag as in S3
+# A part of an encrypted upload keeps the ETag it answered among its checksums (parts have no
+# metadata), so that its completion can name it: see store.EncryptingStore.upload_part.
+PART_ETAG = _SSE + "part-etag"
 _MODES = (AES256, AWS_KMS, SSE_C)
 
 
@@ -40,6 +45,7 @@ class StoredEncryption:
     plain_size: int | None = None
     package_size: int = PACKAGE_SIZE
     bucket_key_enabled: bool = False
+    plain_etag: str | None = None
 
     def to_metadata(self) -> dict[str, str]:
         entries = {
@@ -55,6 +61,8 @@ class StoredEncryption:
             entries[PLAIN_SIZE] = str(self.plain_size)
         if self.bucket_key_enabled:
             entries[BUCKET_KEY] = "true"
+        if self.plain_etag is not None:
+            entries[PLAIN_ETAG] = self.plain_etag
         return entries
 
     @classmethod
@@ -79,19 +87,14 @@ class StoredEncryption:
             if package_size <= 0:
                 raise ValueError("no package is empty")
         except (KeyError, ValueError, binascii.Error):
-            raise S3Error("InternalError", "The object's encryption metadata is not readable.", 500) from None
-        return cls(sealed, plain_size, package_size, metadata.get(BUCKET_KEY) == "true")
+            raise UnreadableEncryption("The object's encryption metadata is not readable.") from None
+        return cls(sealed, plain_size, package_size, metadata.get(BUCKET_KEY) == "true", metadata.get(PLAIN_ETAG))
 
-    def response_headers(self, customer_key: CustomerKey | None = None) -> dict[str, str]:
-        """The SSE headers of an answer about this object (``customer_key``: the SSE-C key the
-        request gave, whose MD5 an SSE-C answer repeats)."""
-        return response_headers(
-            self.sealed.mode,
-            kms_key_id=self.sealed.key_id,
-            kms_context=self.sealed.kms_context,
-            customer_key=customer_key,
-            bucket_key_enabled=self.bucket_key_enabled,
-        )
+    def public(self) -> ObjectEncryption:
+        """What answers may tell of this encryption."""
+        if self.sealed.mode != AWS_KMS:
+            return ObjectEncryption(self.sealed.mode, bucket_key_enabled=self.bucket_key_enabled)
+        return ObjectEncryption(AWS_KMS, self.sealed.key_id, self.sealed.kms_context, self.bucket_key_enabled)
 
 
 def user_metadata(metadata: Mapping[str, str]) -> dict[str, str]:
@@ -103,7 +106,6 @@ def refuse_reserved_metadata(metadata: Mapping[str, str]) -> None:
     """A write may not set metadata under the reserved prefix (names without ``x-amz-meta-``)."""
     for name in metadata:
         if name.lower().startswith(RESERVED_PREFIX):
-            raise S3Error(
-                "InvalidArgument",
+            raise EncryptionArgumentInvalid(
                 f"Metadata names starting with {RESERVED_PREFIX} are reserved: x-amz-meta-{name}.",
             )
