@@ -20,6 +20,7 @@ from .object_ops import (
 )
 from .object_versions import set_written_version
 from .preconditions import parse_copy_range, write_condition
+from .tagging_ops import tags_of_write
 from .xmlio import XmlWriter, child_text, iso8601, parse_xml
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ async def create_upload(req: S3Handler) -> None:
     algorithm = normalize_algorithm(req.request.headers.get("x-amz-checksum-algorithm"))
     kind = upload_checksum_type(algorithm, req.request.headers.get(TYPE_HEADER))
     lock = await lock_of_write(req)
+    tags = tags_of_write(req)
     upload = await req.run_blocking(
         req.store.create_multipart_upload,
         req.bucket,
@@ -51,6 +53,7 @@ async def create_upload(req: S3Handler) -> None:
         checksum_algorithm=algorithm,
         checksum_type=kind,
         lock=lock,
+        tags=tags,
     )
     if algorithm:
         req.set_header("x-amz-checksum-algorithm", algorithm.upper())

@@ -23,6 +23,7 @@ from .object_versions import (
     set_written_version,
 )
 from .preconditions import check_read_preconditions, delete_condition, parse_range, write_condition
+from .tagging_ops import set_count_header, tags_of_write
 from .user_metadata import metadata_headers, request_metadata
 from .xmlio import XmlWriter, child_text, http_date, iso8601, parse_xml
 
@@ -75,6 +76,7 @@ async def put_object(req: S3Handler) -> None:
         checksums = req.checksums.verify(req.trailers, staging.md5_hex())
         content_type, metadata, stored = object_attributes(req.request.headers)
         lock = await lock_of_write(req)
+        tags = tags_of_write(req)
         info = await req.run_blocking(
             req.store.put_object,
             req.bucket,
@@ -86,6 +88,7 @@ async def put_object(req: S3Handler) -> None:
             checksums=checksums,
             condition=write_condition(req.request.headers),
             lock=lock,
+            tags=tags,
         )
     finally:
         staging.discard()
@@ -111,6 +114,7 @@ def _set_object_headers(req: S3Handler, info: ObjectInfo) -> None:
         req.set_header("x-amz-mp-parts-count", str(info.parts_count))
     set_lock_headers(req, info.lock)
     set_encryption_headers(req, info.encryption)
+    set_count_header(req, info.tags)
     for query_name, header in RESPONSE_OVERRIDES.items():
         if query_name in req.query:
             req.set_header(header, req.query[query_name])
@@ -305,6 +309,7 @@ async def copy_object(req: S3Handler) -> None:
         )
     await req.run_read(req.services.table_guard.check_write, req.bucket, req.key, source_info.size)
     lock = await lock_of_write(req)
+    tags = tags_of_write(req)
     replace = {}
     if directive == "REPLACE":
         content_type, metadata, stored = object_attributes(req.request.headers)
@@ -318,6 +323,7 @@ async def copy_object(req: S3Handler) -> None:
         condition=write_condition(req.request.headers),
         src_version_id=source.version_id,
         lock=lock,
+        tags=tags,
         **replace,
     )
     set_written_version(req, info.version_id)

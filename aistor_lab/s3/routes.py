@@ -14,6 +14,7 @@ from . import (
     multipart_ops,
     object_lock_ops,
     object_ops,
+    tagging_ops,
     versioning_ops,
 )
 from .errors import S3Error
@@ -89,6 +90,15 @@ PUT_RETENTION = Operation("PutObjectRetention", "s3:PutObjectRetention", object_
 GET_RETENTION = Operation("GetObjectRetention", "s3:GetObjectRetention", object_lock_ops.get_retention)
 PUT_LEGAL_HOLD = Operation("PutObjectLegalHold", "s3:PutObjectLegalHold", object_lock_ops.put_legal_hold, XML_BODY)
 GET_LEGAL_HOLD = Operation("GetObjectLegalHold", "s3:GetObjectLegalHold", object_lock_ops.get_legal_hold)
+PUT_TAGGING = Operation("PutObjectTagging", "s3:PutObjectTagging", tagging_ops.put_object_tagging, XML_BODY)
+GET_TAGGING = Operation("GetObjectTagging", "s3:GetObjectTagging", tagging_ops.get_object_tagging)
+DELETE_TAGGING = Operation("DeleteObjectTagging", "s3:DeleteObjectTagging", tagging_ops.delete_object_tagging)
+PUT_BUCKET_TAGGING = Operation(
+    "PutBucketTagging", "s3:PutBucketTagging", tagging_ops.put_bucket_tagging, XML_BODY
+)
+GET_BUCKET_TAGGING = Operation("GetBucketTagging", "s3:GetBucketTagging", tagging_ops.get_bucket_tagging)
+# S3 authorizes removing a bucket's tags as putting them.
+DELETE_BUCKET_TAGGING = Operation("DeleteBucketTagging", "s3:PutBucketTagging", tagging_ops.delete_bucket_tagging)
 
 # With ?versionId, a read or delete is authorized as the action S3 names for a version.
 _OF_A_VERSION = {
@@ -97,6 +107,13 @@ _OF_A_VERSION = {
     DELETE_OBJECT: Operation("DeleteObject", "s3:DeleteObjectVersion", object_ops.delete_object),
     GET_ATTRIBUTES: Operation(
         "GetObjectAttributes", "s3:GetObjectVersionAttributes", attributes_ops.get_object_attributes
+    ),
+    PUT_TAGGING: Operation(
+        "PutObjectTagging", "s3:PutObjectVersionTagging", tagging_ops.put_object_tagging, XML_BODY
+    ),
+    GET_TAGGING: Operation("GetObjectTagging", "s3:GetObjectVersionTagging", tagging_ops.get_object_tagging),
+    DELETE_TAGGING: Operation(
+        "DeleteObjectTagging", "s3:DeleteObjectVersionTagging", tagging_ops.delete_object_tagging
     ),
 }
 
@@ -116,6 +133,9 @@ _BUCKET_SUBRESOURCES = {
     ("DELETE", "encryption"): DELETE_ENCRYPTION,
     ("PUT", "object-lock"): PUT_LOCK_CONFIG,
     ("GET", "object-lock"): GET_LOCK_CONFIG,
+    ("PUT", "tagging"): PUT_BUCKET_TAGGING,
+    ("GET", "tagging"): GET_BUCKET_TAGGING,
+    ("DELETE", "tagging"): DELETE_BUCKET_TAGGING,
 }
 # Object sub-resources we answer, keyed the same way (a versionId names the version they act on).
 _OBJECT_SUBRESOURCES = {
@@ -123,9 +143,12 @@ _OBJECT_SUBRESOURCES = {
     ("GET", "retention"): GET_RETENTION,
     ("PUT", "legal-hold"): PUT_LEGAL_HOLD,
     ("GET", "legal-hold"): GET_LEGAL_HOLD,
+    ("PUT", "tagging"): PUT_TAGGING,
+    ("GET", "tagging"): GET_TAGGING,
+    ("DELETE", "tagging"): DELETE_TAGGING,
 }
 # Every sub-resource S3 has. One that no operation above takes for the request's method is answered
-# with NotImplemented, never taken as the plain operation (PUT ?tagging is not CreateBucket).
+# with NotImplemented, never taken as the plain operation (PUT ?torrent is not CreateBucket).
 _KNOWN_SUBRESOURCES = frozenset({
     "location", "uploads", "delete", "versioning",
     "accelerate", "acl", "analytics", "cors", "encryption", "intelligent-tiering", "inventory",

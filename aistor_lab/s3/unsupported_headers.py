@@ -9,16 +9,16 @@ CreateMultipartUpload, UploadPart and UploadPartCopy are refused with the error 
   given when it is created): ``InvalidRequest``. PutObject, CopyObject and CreateMultipartUpload
   honour them (object_lock_ops.py), and refuse them in a bucket without Object Lock (InvalidRequest,
   as AWS).
-- ``x-amz-website-redirect-location`` (no website hosting), ``x-amz-tagging`` (no object tags) and
-  ``x-amz-write-offset-bytes`` (appends): ``NotImplemented``.
+- ``x-amz-website-redirect-location`` (no website hosting) and ``x-amz-write-offset-bytes``
+  (appends): ``NotImplemented``.
 - ``x-amz-acl`` other than private or bucket-owner-full-control (what every object here is), and
   ``x-amz-grant-*``: ``AccessControlListNotSupported``, as AWS answers when a bucket's ACLs are off.
 
 On DeleteObject, ``x-amz-if-match-last-modified-time`` and ``x-amz-if-match-size`` (conditions S3
 checks only in directory buckets) answer ``NotImplemented``: a delete must not ignore its condition.
 
-The SSE headers are honoured (``s3/sse.py``). Accepted as they are: ``x-amz-tagging-directive``
-(an object has no tags to copy or replace), ``x-amz-request-payer`` (no bucket is requester-pays) and
+The SSE headers are honoured (``s3/sse.py``), and so are ``x-amz-tagging`` and
+``x-amz-tagging-directive`` (``s3/tagging_ops.py``). Accepted as they are: ``x-amz-request-payer`` (no bucket is requester-pays) and
 ``x-amz-expected-bucket-owner`` / ``x-amz-source-expected-bucket-owner`` (every bucket has the one owner).
 """
 
@@ -33,7 +33,7 @@ WRITE_OPERATIONS = frozenset(
     {"PutObject", "CopyObject", "CreateMultipartUpload", "UploadPart", "UploadPartCopy"}
 )
 
-_NOT_IMPLEMENTED = frozenset({"x-amz-website-redirect-location", "x-amz-tagging", "x-amz-write-offset-bytes"})
+_NOT_IMPLEMENTED = frozenset({"x-amz-website-redirect-location", "x-amz-write-offset-bytes"})
 _LOCKING_OPERATIONS = frozenset({"PutObject", "CopyObject", "CreateMultipartUpload"})
 _OWNER_ONLY_ACLS = frozenset({"private", "bucket-owner-full-control"})
 _DELETE_CONDITIONS = ("x-amz-if-match-last-modified-time", "x-amz-if-match-size")

@@ -158,14 +158,20 @@ class ObjectStore(ABC):
         checksums: dict[str, str] | None = None,
         condition: WriteCondition | None = None,
         lock: ObjectLock = NO_LOCK,
+        tags: dict[str, str] | None = None,
     ) -> ObjectInfo:
-        """Make ``data`` the object's content (its new version, locked as ``lock`` says). Raises
-        NoSuchBucket, PreconditionFailed."""
+        """Make ``data`` the object's content (its new version, locked as ``lock`` says and tagged
+        with ``tags``). Raises NoSuchBucket, PreconditionFailed."""
 
     @abstractmethod
     def get_object_info(self, bucket: str, key: str, version_id: str | None = None) -> ObjectInfo:
         """The latest version, or the version named. Raises NoSuchBucket, NoSuchKey (with the id of
         the delete marker that is the latest version, if one is), NoSuchVersion, DeleteMarkerVersion."""
+
+    def tagged_object_info(self, bucket: str, key: str, version_id: str | None = None) -> ObjectInfo:
+        """``get_object_info`` with the version's tags read, whatever the store's reads carry. Raises
+        as ``get_object_info``."""
+        return self.get_object_info(bucket, key, version_id)
 
     @abstractmethod
     def open_object(self, bucket: str, key: str, version_id: str | None = None) -> ObjectHandle:
@@ -205,6 +211,13 @@ class ObjectStore(ABC):
         NoSuchKey, NoSuchVersion, DeleteMarkerVersion, ObjectLocked (see object_lock.check_change)."""
 
     @abstractmethod
+    def set_object_tags(
+        self, bucket: str, key: str, version_id: str | None, tags: dict[str, str]
+    ) -> ObjectInfo:
+        """Replace the tags of a version (None: the latest; ``{}`` removes them). Raises NoSuchBucket,
+        NoSuchKey, NoSuchVersion, DeleteMarkerVersion."""
+
+    @abstractmethod
     def copy_object(
         self,
         src_bucket: str,
@@ -218,10 +231,12 @@ class ObjectStore(ABC):
         condition: WriteCondition | None = None,
         src_version_id: str | None = None,
         lock: ObjectLock = NO_LOCK,
+        tags: dict[str, str] | None = None,
     ) -> ObjectInfo:
         """Copy content and checksums (of the source's latest version, or ``src_version_id``); the
         copy is locked as ``lock`` says, whatever the source's lock. ``metadata`` None keeps the source's metadata,
-        content type and headers (the COPY directive); a dict replaces all three."""
+        content type and headers (the COPY directive); a dict replaces all three. ``tags`` None keeps
+        the source's tags; a dict replaces them."""
 
     @abstractmethod
     def list_objects(
@@ -250,7 +265,7 @@ class ObjectStore(ABC):
         """Every version and delete marker, keys in UTF-8 byte order, each key's versions newest
         first; prefixes roll up as in ``list_objects``. Resumes after ``key_marker`` (after the
         version ``version_id_marker`` of that key, when given). A bucket never versioned lists its
-        objects as their null versions."""
+        objects as their null versions. Entries carry tags where the store reads them (ObjectInfo.tags)."""
 
     # -- multipart -----------------------------------------------------------------------
     @abstractmethod
@@ -265,9 +280,11 @@ class ObjectStore(ABC):
         checksum_algorithm: str | None = None,
         lock: ObjectLock = NO_LOCK,
         checksum_type: str | None = None,
+        tags: dict[str, str] | None = None,
     ) -> UploadInfo:
         """``checksum_type``: COMPOSITE or FULL_OBJECT, how the object's checksum of
-        ``checksum_algorithm`` derives from its parts' (UploadInfo.checksum_type)."""
+        ``checksum_algorithm`` derives from its parts' (UploadInfo.checksum_type). The completed
+        object gets ``lock`` and ``tags``."""
 
     @abstractmethod
     def upload_part(

@@ -69,6 +69,9 @@ class ObjectInfo:
     lock: ObjectLock = NO_LOCK
     # Server-side encryption at rest (store.encryption): None for an object stored in the clear.
     encryption: ObjectEncryption | None = None
+    # Object tags (the S3 layer enforces S3's limits), where the store reads them with the object (the
+    # local store's single-object reads and version listings); tagged_object_info reads them anywhere.
+    tags: dict[str, str] = field(default_factory=dict)
 
     def part_checksums_of(self, part_number: int) -> dict[str, str]:
         """The checksums part ``part_number`` was uploaded with, where the store read them."""
@@ -153,6 +156,7 @@ class UploadInfo:
     # checksums, ``-N``) or "FULL_OBJECT" (the CRC of the whole object); None without an algorithm.
     checksum_type: str | None = None
     encryption: ObjectEncryption | None = None  # what the completed object is encrypted with
+    tags: dict[str, str] = field(default_factory=dict)  # what the completed object is tagged with
 
 
 @dataclass(frozen=True)

@@ -233,6 +233,7 @@ class EncryptingStore(ObjectStore):
         checksums: dict[str, str] | None = None,
         condition: WriteCondition | None = None,
         lock: ObjectLock = NO_LOCK,
+        tags: dict[str, str] | None = None,
     ) -> ObjectInfo:
         """Encrypted when ``data`` came from ``stage_for`` for an encrypted write; what was decided
         then holds, even if the bucket's default changed since."""
@@ -244,7 +245,7 @@ class EncryptingStore(ObjectStore):
             data = data.sealed((bucket, key))
         info = self._inner.put_object(
             bucket, key, data, content_type=content_type, metadata=metadata, headers=headers,
-            checksums=checksums, condition=self._condition(bucket, key, condition), lock=lock,
+            checksums=checksums, condition=self._condition(bucket, key, condition), lock=lock, tags=tags,
         )  # fmt: skip
         return self._shown(info)
 
@@ -253,6 +254,9 @@ class EncryptingStore(ObjectStore):
         if self._params.check_reads:
             self._data_key(info, self._params.customer_key)
         return self._shown(info)
+
+    def tagged_object_info(self, bucket: str, key: str, version_id: str | None = None) -> ObjectInfo:
+        return self._shown(self._inner.tagged_object_info(bucket, key, version_id))
 
     def open_object(self, bucket: str, key: str, version_id: str | None = None) -> ObjectHandle:
         return self._open(bucket, key, version_id, self._params.customer_key)
@@ -304,6 +308,11 @@ class EncryptingStore(ObjectStore):
         info = self._inner.set_object_lock(bucket, key, version_id, lock, bypass_governance=bypass_governance)
         return self._shown(info)
 
+    def set_object_tags(
+        self, bucket: str, key: str, version_id: str | None, tags: dict[str, str]
+    ) -> ObjectInfo:
+        return self._shown(self._inner.set_object_tags(bucket, key, version_id, tags))
+
     def copy_object(
         self,
         src_bucket: str,
@@ -317,6 +326,7 @@ class EncryptingStore(ObjectStore):
         condition: WriteCondition | None = None,
         src_version_id: str | None = None,
         lock: ObjectLock = NO_LOCK,
+        tags: dict[str, str] | None = None,
     ) -> ObjectInfo:
         """The backend copies stored bytes when neither side is encrypted; otherwise the source's
         plaintext is encrypted again for the destination (in any mode, under a new data key)."""
@@ -329,13 +339,15 @@ class EncryptingStore(ObjectStore):
             info = self._inner.copy_object(
                 src_bucket, src_key, dst_bucket, dst_key, metadata=metadata, content_type=content_type,
                 headers=headers, condition=self._condition(dst_bucket, dst_key, condition),
-                src_version_id=source_info.version_id, lock=lock,
+                src_version_id=source_info.version_id, lock=lock, tags=tags,
             )  # fmt: skip
             return self._shown(info)
         with self._open(src_bucket, src_key, source_info.version_id, self._params.source_customer_key) as source:
             shown = source.info
             if metadata is None:
                 metadata, content_type, headers = shown.metadata, shown.content_type, shown.headers
+            if tags is None:
+                tags = self._inner.tagged_object_info(src_bucket, src_key, source_info.version_id).tags
             # A multipart source's composite checksums do not describe a single-part copy.
             checksums = {name: value for name, value in shown.checksums.items() if "-" not in value}
             writer = self.with_encryption(replace(self._params, write=request))
@@ -344,7 +356,7 @@ class EncryptingStore(ObjectStore):
                     staging.write(chunk)
                 return writer.put_object(
                     dst_bucket, dst_key, staging, content_type=content_type, metadata=dict(metadata),
-                    headers=headers, checksums=checksums, condition=condition, lock=lock,
+                    headers=headers, checksums=checksums, condition=condition, lock=lock, tags=tags,
                 )  # fmt: skip
 
     def list_objects(
@@ -393,6 +405,7 @@ class EncryptingStore(ObjectStore):
         checksum_algorithm: str | None = None,
         lock: ObjectLock = NO_LOCK,
         checksum_type: str | None = None,
+        tags: dict[str, str] | None = None,
     ) -> UploadInfo:
         metadata = dict(metadata or {})
         refuse_reserved_metadata(metadata)
@@ -402,7 +415,7 @@ class EncryptingStore(ObjectStore):
             metadata |= StoredEncryption(sealed, bucket_key_enabled=request.bucket_key_enabled).to_metadata()
         upload = self._inner.create_multipart_upload(
             bucket, key, content_type=content_type, metadata=metadata, headers=headers,
-            checksum_algorithm=checksum_algorithm, lock=lock, checksum_type=checksum_type,
+            checksum_algorithm=checksum_algorithm, lock=lock, checksum_type=checksum_type, tags=tags,
         )  # fmt: skip
         if request is not None and self._upload_encryption(bucket, key, upload.upload_id) is None:
             # Parts are encrypted with the key the upload records: a backend that cannot tell an

@@ -59,7 +59,8 @@ _VERSION_DDL = """
     part_sizes TEXT,
     version_id TEXT,
     lock TEXT,
-    part_checksums TEXT
+    part_checksums TEXT,
+    tags TEXT
 """
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS buckets (
@@ -84,7 +85,8 @@ CREATE TABLE IF NOT EXISTS uploads (
     headers TEXT,
     checksum_algorithm TEXT,
     lock TEXT,
-    checksum_type TEXT
+    checksum_type TEXT,
+    tags TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS uploads_by_key ON uploads (bucket, key, upload_id);
 CREATE TABLE IF NOT EXISTS parts (
@@ -116,7 +118,7 @@ _OBJECT_COLUMNS = "key, size, etag, last_modified, content_type, metadata, heade
 # Every column an object version has in both tables; moving a version between them copies these.
 _VERSION_COLUMNS = (
     "bucket, key, size, etag, last_modified, content_type, metadata, headers, checksums, parts_count,"
-    " segments, inline, part_sizes, version_id, lock, part_checksums"
+    " segments, inline, part_sizes, version_id, lock, part_checksums, tags"
 )
 # Columns added after the first release: (table, column, type).
 _UPGRADES = (
@@ -128,9 +130,12 @@ _UPGRADES = (
     ("objects", "part_checksums", "TEXT"),
     ("objects", "upload_id", "TEXT"),
     ("uploads", "checksum_type", "TEXT"),
+    ("objects", "tags", "TEXT"),
+    ("versions", "tags", "TEXT"),
+    ("uploads", "tags", "TEXT"),
 )
 _UPLOAD_COLUMNS = (
-    "key, upload_id, initiated, content_type, metadata, headers, checksum_algorithm, lock, checksum_type"
+    "key, upload_id, initiated, content_type, metadata, headers, checksum_algorithm, lock, checksum_type, tags"
 )
 _PART_COLUMNS = "part_number, etag, size, last_modified, checksums, segments"
 
@@ -181,10 +186,10 @@ def _load_lock(text: str | None) -> ObjectLock:
 
 
 def _upload_info(bucket: str, row: tuple) -> UploadInfo:
-    key, upload_id, initiated, content_type, metadata, headers, algorithm, lock, checksum_type = row
+    key, upload_id, initiated, content_type, metadata, headers, algorithm, lock, checksum_type, tags = row
     return UploadInfo(
         bucket, key.decode(), upload_id, initiated, content_type, _load(metadata), _load(headers), algorithm,
-        _load_lock(lock), checksum_type,
+        _load_lock(lock), checksum_type, tags=_load(tags),
     )  # fmt: skip
 
 
@@ -197,8 +202,10 @@ class StoredObject:
 
 def _stored(bucket: str, row: tuple, version_id: str | None) -> StoredObject:
     """A StoredObject of a row of _OBJECT_COLUMNS, segments, inline, part_sizes, version_id, lock,
-    (versioning or delete_marker), part_checksums."""
-    info = replace(_object_info(bucket, row), version_id=version_id, lock=_load_lock(row[13]))
+    (versioning or delete_marker), part_checksums, tags."""
+    info = replace(
+        _object_info(bucket, row), version_id=version_id, lock=_load_lock(row[13]), tags=_load(row[16])
+    )
     if info.parts_count:
         # An object completed before part sizes were recorded claims no parts it cannot serve.
         sizes = tuple(json.loads(row[11])) if row[11] is not None else ()
@@ -276,7 +283,7 @@ class Reader:
         )
         row = self.conn.execute(
             f"SELECT {_OBJECT_COLUMNS}, segments, {'inline' if content else 'NULL'}, part_sizes, version_id,"
-            f" lock, versioning, part_checksums FROM buckets LEFT JOIN objects ON bucket = name AND key = ?"
+            f" lock, versioning, part_checksums, tags FROM buckets LEFT JOIN objects ON bucket = name AND key = ?"
             f"{version_clause}"
             " WHERE name = ?",
             params,
@@ -297,7 +304,8 @@ class Reader:
     ) -> StoredObject:
         row = self.conn.execute(
             f"SELECT {_OBJECT_COLUMNS}, segments, {'inline' if content else 'NULL'}, part_sizes, version_id,"
-            " lock, delete_marker, part_checksums FROM versions WHERE bucket = ? AND key = ? AND version_id IS ?",
+            " lock, delete_marker, part_checksums, tags FROM versions"
+            " WHERE bucket = ? AND key = ? AND version_id IS ?",
             (bucket, key.encode(), stored_version(version_id)),
         ).fetchone()
         if row is None:
@@ -329,7 +337,7 @@ class Reader:
         ``after`` older than the one of that id (0: all of its noncurrent versions)."""
         if below_id is not None:
             rows = self.conn.execute(
-                f"SELECT {_OBJECT_COLUMNS}, version_id, delete_marker, 0 FROM versions WHERE bucket = ?"
+                f"SELECT {_OBJECT_COLUMNS}, version_id, delete_marker, tags FROM versions WHERE bucket = ?"
                 " AND key = ? AND id < ? ORDER BY id DESC LIMIT ?",
                 (bucket, after, below_id or 1 << 62, limit),
             )
@@ -337,9 +345,9 @@ class Reader:
             op = ">=" if inclusive else ">"
             # Both arms come in index order, so SQLite merges them and stops at the limit.
             rows = self.conn.execute(
-                f"SELECT {_OBJECT_COLUMNS}, version_id, 0 AS marker, 1 AS current, 0 AS vid FROM objects"
+                f"SELECT {_OBJECT_COLUMNS}, version_id, 0 AS marker, tags, 1 AS current, 0 AS vid FROM objects"
                 f" WHERE bucket = ? AND key {op} ? AND key < ?"
-                f" UNION ALL SELECT {_OBJECT_COLUMNS}, version_id, delete_marker, 0, id FROM versions"
+                f" UNION ALL SELECT {_OBJECT_COLUMNS}, version_id, delete_marker, tags, 0, id FROM versions"
                 f" WHERE bucket = ? AND key {op} ? AND key < ?"
                 " ORDER BY key, current DESC, vid DESC LIMIT ?",
                 (bucket, after, below, bucket, after, below, limit),
@@ -348,7 +356,7 @@ class Reader:
         previous = after if below_id is not None else None
         for row in rows:
             # Listed, an object of a bucket never versioned is its null version.
-            info = replace(_object_info(bucket, row), version_id=row[9] or NULL_VERSION)
+            info = replace(_object_info(bucket, row), version_id=row[9] or NULL_VERSION, tags=_load(row[11]))
             entries.append((row[0], ObjectVersion(info, row[0] != previous, bool(row[10]))))
             previous = row[0]
         return entries
@@ -399,8 +407,8 @@ class Reader:
     def completed_upload(self, bucket: str, key: str, upload_id: str) -> ObjectInfo | None:
         """The key's latest object, if the multipart upload ``upload_id`` made it."""
         row = self.conn.execute(
-            f"SELECT {_OBJECT_COLUMNS}, segments, NULL, part_sizes, version_id, lock, versioning, part_checksums"
-            " FROM objects JOIN buckets ON bucket = name WHERE bucket = ? AND key = ? AND upload_id = ?",
+            f"SELECT {_OBJECT_COLUMNS}, segments, NULL, part_sizes, version_id, lock, versioning, part_checksums,"
+            " tags FROM objects JOIN buckets ON bucket = name WHERE bucket = ? AND key = ? AND upload_id = ?",
             (bucket, key.encode(), upload_id),
         ).fetchone()
         return None if row is None else _stored(bucket, row, shown_version(row[14], row[12])).info
@@ -562,7 +570,7 @@ class Txn(Reader):
         ``upload_id``: the multipart upload that made it."""
         self.conn.execute(
             f"INSERT INTO objects ({_VERSION_COLUMNS}, upload_id)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 info.bucket, info.key.encode(), info.size, info.etag, info.last_modified, info.content_type,
                 _dump(info.metadata), _dump(info.headers), _dump(info.checksums), info.parts_count,
@@ -571,7 +579,7 @@ class Txn(Reader):
                 None if info.version_id is None else stored_version(info.version_id),
                 _dump_lock(info.lock),
                 json.dumps(info.part_checksums, separators=(",", ":")) if any(info.part_checksums) else None,
-                upload_id,
+                _dump(info.tags), upload_id,
             ),
         )  # fmt: skip
 
@@ -645,14 +653,25 @@ class Txn(Reader):
             (_dump_lock(lock), bucket, key_bytes, stored),
         )
 
+    def set_tags(self, bucket: str, key: str, version_id: str, tags: dict[str, str]) -> None:
+        """Replace the tags of a version (not a delete marker)."""
+        key_bytes, stored = key.encode(), stored_version(version_id)
+        found = self._version_lock(bucket, key_bytes, stored)
+        if found is None:
+            raise NoSuchVersion(f"The specified version does not exist: {version_id}")
+        self.conn.execute(
+            f"UPDATE {found[0]} SET tags = ? WHERE bucket = ? AND key = ? AND version_id IS ?",
+            (_dump(tags), bucket, key_bytes, stored),
+        )
+
     # -- multipart uploads ---------------------------------------------------------------
     def create_upload(self, upload: UploadInfo) -> None:
         self.conn.execute(
-            f"INSERT INTO uploads (bucket, {_UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO uploads (bucket, {_UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 upload.bucket, upload.key.encode(), upload.upload_id, upload.initiated, upload.content_type,
                 _dump(upload.metadata), _dump(upload.headers), upload.checksum_algorithm, _dump_lock(upload.lock),
-                upload.checksum_type,
+                upload.checksum_type, _dump(upload.tags),
             ),
         )  # fmt: skip
 

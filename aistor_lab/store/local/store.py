@@ -181,6 +181,7 @@ class LocalStore(ObjectStore):
         checksums: dict[str, str] | None = None,
         condition: WriteCondition | None = None,
         lock: ObjectLock = NO_LOCK,
+        tags: dict[str, str] | None = None,
     ) -> ObjectInfo:
         staging = _own_staging(data)
         try:
@@ -189,7 +190,7 @@ class LocalStore(ObjectStore):
             segments = [(name, 0, staging.size) for name in new_files] or None
             info = ObjectInfo(
                 bucket, key, staging.size, staging.md5_hex(), time.time(), content_type or DEFAULT_CONTENT_TYPE,
-                dict(metadata or {}), dict(headers or {}), dict(checksums or {}), lock=lock,
+                dict(metadata or {}), dict(headers or {}), dict(checksums or {}), lock=lock, tags=dict(tags or {}),
             )  # fmt: skip
             with self._transaction(new_files) as txn:
                 latest = txn.latest(bucket, key)
@@ -270,6 +271,14 @@ class LocalStore(ObjectStore):
             txn.set_lock(bucket, key, info.version_id or NULL_VERSION, lock, time.time(), bypass_governance)
         return replace(info, lock=lock)
 
+    def set_object_tags(
+        self, bucket: str, key: str, version_id: str | None, tags: dict[str, str]
+    ) -> ObjectInfo:
+        with self._transaction() as txn:
+            info = txn.object(bucket, key, version_id=version_id).info
+            txn.set_tags(bucket, key, info.version_id or NULL_VERSION, tags)
+        return replace(info, tags=dict(tags))
+
     def copy_object(
         self,
         src_bucket: str,
@@ -283,6 +292,7 @@ class LocalStore(ObjectStore):
         condition: WriteCondition | None = None,
         src_version_id: str | None = None,
         lock: ObjectLock = NO_LOCK,
+        tags: dict[str, str] | None = None,
     ) -> ObjectInfo:
         # Data files are immutable, so the copy shares the source's files: no byte is copied.
         with self._transaction() as txn:
@@ -290,6 +300,8 @@ class LocalStore(ObjectStore):
             latest = txn.latest(dst_bucket, dst_key)
             check_condition(condition, latest.etag, dst_key)
             info = replace(source.info, bucket=dst_bucket, key=dst_key, last_modified=time.time(), lock=lock)
+            if tags is not None:
+                info = replace(info, tags=dict(tags))
             if metadata is not None:
                 info = replace(
                     info, metadata=dict(metadata), content_type=content_type or DEFAULT_CONTENT_TYPE,
@@ -370,6 +382,7 @@ class LocalStore(ObjectStore):
         checksum_algorithm: str | None = None,
         lock: ObjectLock = NO_LOCK,
         checksum_type: str | None = None,
+        tags: dict[str, str] | None = None,
     ) -> UploadInfo:
         now = time.time()
         # Upload ids sort by creation time, the order S3 lists the uploads of one key in.
@@ -377,6 +390,7 @@ class LocalStore(ObjectStore):
         upload = UploadInfo(
             bucket, key, upload_id, now, content_type or DEFAULT_CONTENT_TYPE,
             dict(metadata or {}), dict(headers or {}), checksum_algorithm, lock, checksum_type,
+            tags=dict(tags or {}),
         )  # fmt: skip
         with self._index.write() as txn:
             txn.bucket(bucket)
@@ -506,7 +520,7 @@ class LocalStore(ObjectStore):
                 part_sizes=tuple(part.info.size for part in chosen),
                 part_checksums=tuple(part.info.checksums for part in chosen)
                 if any(part.info.checksums for part in chosen) else (),
-                lock=upload.lock,
+                lock=upload.lock, tags=upload.tags,
             )  # fmt: skip
             for part in unlisted:
                 txn.release(part.segments)

@@ -91,6 +91,8 @@ from .wire import (
     retention_params,
     store_error,
     strip_etag,
+    tag_set,
+    tagging_params,
 )
 
 T = TypeVar("T")
@@ -383,11 +385,12 @@ class RemoteS3Store(ObjectStore):
         checksums: dict[str, str] | None = None,
         condition: WriteCondition | None = None,
         lock: ObjectLock = NO_LOCK,
+        tags: dict[str, str] | None = None,
     ) -> ObjectInfo:
         staging = self._own(data)
         try:
             remote = self._remote(bucket)
-            attributes = attribute_params(content_type, metadata, headers) | lock_params(lock)
+            attributes = attribute_params(content_type, metadata, headers) | lock_params(lock) | tagging_params(tags)
             if staging.size > self._multipart_threshold:
                 response = self._put_in_parts(remote, key, staging, attributes, condition)
             else:
@@ -418,8 +421,10 @@ class RemoteS3Store(ObjectStore):
             parts_count(etag),
             version_id=response.get("VersionId"),
             lock=lock,
+            tags=dict(tags or {}),
         )
-        return self._info_after_write(known)
+        # A HEAD does not tell tags: the ones just written are the version's.
+        return replace(self._info_after_write(known), tags=known.tags)
 
     def _put_in_parts(
         self,
@@ -467,6 +472,13 @@ class RemoteS3Store(ObjectStore):
 
     def get_object_info(self, bucket: str, key: str, version_id: str | None = None) -> ObjectInfo:
         return self._head(bucket, key, version_id=version_id)
+
+    def tagged_object_info(self, bucket: str, key: str, version_id: str | None = None) -> ObjectInfo:
+        info = self._head(bucket, key, version_id=version_id)
+        response = self._call(
+            "get_object_tagging", Bucket=self._remote(bucket), Key=key, **version_params(info)
+        )
+        return replace(info, tags={tag["Key"]: tag["Value"] for tag in response["TagSet"]})
 
     def open_object(self, bucket: str, key: str, version_id: str | None = None) -> RemoteObjectHandle:
         return RemoteObjectHandle(self, self._head(bucket, key, version_id=version_id))
@@ -559,6 +571,17 @@ class RemoteS3Store(ObjectStore):
             self._call("put_object_legal_hold", LegalHold={"Status": status}, **target)
         return replace(info, lock=lock)
 
+    def set_object_tags(
+        self, bucket: str, key: str, version_id: str | None, tags: dict[str, str]
+    ) -> ObjectInfo:
+        info = self._head(bucket, key, version_id=version_id)
+        target = {"Bucket": self._remote(bucket), "Key": key, **version_params(info)}
+        if tags:
+            self._call("put_object_tagging", Tagging=tag_set(tags), **target)
+        else:
+            self._call("delete_object_tagging", **target)
+        return replace(info, tags=dict(tags))
+
     def _with_pinned_source(
         self, src_bucket: str, src_key: str, src_version_id: str | None, copy: Callable[[ObjectInfo], T]
     ) -> T:
@@ -591,8 +614,10 @@ class RemoteS3Store(ObjectStore):
         condition: WriteCondition | None = None,
         src_version_id: str | None = None,
         lock: ObjectLock = NO_LOCK,
+        tags: dict[str, str] | None = None,
     ) -> ObjectInfo:
         remote = self._remote(dst_bucket)
+        tagging = {} if tags is None else {"TaggingDirective": "REPLACE", **tagging_params(tags)}
 
         def copy(source: ObjectInfo) -> ObjectInfo:
             if metadata is None:
@@ -612,6 +637,7 @@ class RemoteS3Store(ObjectStore):
                 **directive,
                 **condition_params(condition),
                 **lock_params(lock),
+                **tagging,
             )
             result = response["CopyObjectResult"]
             etag = strip_etag(result["ETag"])
@@ -626,6 +652,7 @@ class RemoteS3Store(ObjectStore):
                 parts_count=parts_count(etag),
                 version_id=response.get("VersionId"),
                 lock=lock,
+                tags=source.tags if tags is None else dict(tags),
             )
 
         return self._with_pinned_source(src_bucket, src_key, src_version_id, copy)
@@ -724,8 +751,9 @@ class RemoteS3Store(ObjectStore):
         checksum_algorithm: str | None = None,
         lock: ObjectLock = NO_LOCK,
         checksum_type: str | None = None,
+        tags: dict[str, str] | None = None,
     ) -> UploadInfo:
-        attributes = attribute_params(content_type, metadata, headers) | lock_params(lock)
+        attributes = attribute_params(content_type, metadata, headers) | lock_params(lock) | tagging_params(tags)
         if checksum_algorithm:
             attributes["ChecksumAlgorithm"] = checksum_algorithm.upper()
         if checksum_type:
@@ -742,6 +770,7 @@ class RemoteS3Store(ObjectStore):
             checksum_algorithm,
             lock,
             checksum_type,
+            tags=dict(tags or {}),
         )
 
     def upload_part(

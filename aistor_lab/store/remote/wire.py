@@ -8,6 +8,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from botocore.exceptions import ClientError
 
@@ -207,6 +208,16 @@ def lock_params(lock: ObjectLock) -> dict[str, Any]:
     if lock.legal_hold:
         params["ObjectLockLegalHoldStatus"] = "ON"
     return params
+
+
+def tagging_params(tags: Mapping[str, str] | None) -> dict[str, str]:
+    """The tags of a write (PutObject, CopyObject, CreateMultipartUpload): a URL-encoded query."""
+    return {"Tagging": urlencode(dict(tags), quote_via=quote)} if tags else {}
+
+
+def tag_set(tags: Mapping[str, str]) -> dict[str, list[dict[str, str]]]:
+    """The Tagging member of PutObjectTagging."""
+    return {"TagSet": [{"Key": name, "Value": value} for name, value in tags.items()]}
 
 
 def retention_params(lock: ObjectLock) -> dict[str, Any]:
