@@ -27,8 +27,9 @@ def rules(*xml: str):
     return parse(f"<LifecycleConfiguration>{body}</LifecycleConfiguration>".encode()).enabled_rules()
 
 
-def version(key: str, written: float, vid: str, *, latest: bool = False, marker: bool = False, size: int = 10):
-    info = ObjectInfo("b", key, size, f"etag-{vid}", written, version_id=vid)
+def version(key: str, written: float, vid: str, *, latest: bool = False, marker: bool = False, size: int = 10,
+            tags: dict[str, str] | None = None):
+    info = ObjectInfo("b", key, size, f"etag-{vid}", written, version_id=vid, tags=tags or {})
     return ObjectVersion(info, is_latest=latest, is_delete_marker=marker)
 
 
@@ -51,8 +52,11 @@ def test_current_versions_expire_by_days_date_and_filters():
     assert (action.kind, action.version_id, action.etag, action.rule_id) == (EXPIRE_CURRENT, "v1", "etag-v1", "r0")
     assert key_actions(found, [version("logs/small", T0, "v1", latest=True, size=5)], due, DAY) == []
     assert key_actions(found, [version("old/a", T0, "v1", latest=True)], T0, DAY)[0].rule_id == "r1"
-    # No tags exist yet: the tag rule matches nothing. And a version written after "now" waits.
+    # The tag rule matches only versions with that tag and value. And a version written after "now" waits.
     assert key_actions(found, [version("other", T0, "v1", latest=True)], T0 + 100 * DAY, DAY) == []
+    assert key_actions(found, [version("other", T0, "v1", latest=True, tags={"k": "w"})], due, DAY) == []
+    [tagged] = key_actions(found, [version("other", T0, "v1", latest=True, tags={"k": "v", "x": "y"})], due, DAY)
+    assert tagged.rule_id == "r2"
     assert key_actions(found, [version("old/b", T0 + 1, "v1", latest=True)], T0, DAY) == []
     assert current_expiry(found, logs[0].info, DAY) == (due, "r0")
 
@@ -89,3 +93,21 @@ def test_uploads_are_aborted_after_their_days_within_the_prefix():
     assert upload_due(found, UploadInfo("b", "tmp/x", "u1", T0), due - 1, DAY) is None
     assert upload_due(found, UploadInfo("b", "tmp/x", "u1", T0), due, DAY).id == "r0"
     assert upload_due(found, UploadInfo("b", "keep/x", "u2", T0), due, DAY) is None
+
+
+def test_tag_filters_need_every_tag_of_the_rule():
+    found = rules("<Filter><And><Prefix>d/</Prefix><Tag><Key>a</Key><Value>1</Value></Tag>"
+                  "<Tag><Key>b</Key><Value></Value></Tag></And></Filter><Expiration><Days>1</Days></Expiration>"
+                  "<NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration>")
+    now = due_after_days(T0 + DAY, 1, DAY)
+    both = {"a": "1", "b": "", "c": "extra"}
+    assert key_actions(found, [version("d/k", T0, "v1", latest=True, tags={"a": "1"})], now, DAY) == []
+    assert key_actions(found, [version("x/k", T0, "v1", latest=True, tags=both)], now, DAY) == []
+    assert [a.kind for a in key_actions(found, [version("d/k", T0, "v1", latest=True, tags=both)], now, DAY)] == [
+        EXPIRE_CURRENT]
+    # Each version is judged by its own tags; a delete marker has none.
+    versions = [version("d/k", T0 + DAY, "m", latest=True, marker=True), version("d/k", T0, "v2", tags=both),
+                version("d/k", T0 - DAY, "v1", tags={"a": "1"})]
+    assert [(a.kind, a.version_id) for a in key_actions(found, versions, now, DAY)] == [(DELETE_NONCURRENT, "v2")]
+    assert current_expiry(found, version("d/k", T0, "v1", tags=both).info, DAY) == (due_after_days(T0, 1, DAY), "r0")
+    assert current_expiry(found, version("d/k", T0, "v1").info, DAY) is None

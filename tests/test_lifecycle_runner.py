@@ -14,9 +14,16 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 from pyiceberg.catalog import load_catalog
 
+from aistor_lab.lifecycle.live_tables import LiveTables
+from aistor_lab.lifecycle.runner import CONFIG_NAME as LIFECYCLE_CONFIG
+from aistor_lab.lifecycle.runner import LifecycleRunner
+from aistor_lab.store import VERSIONING_ENABLED
+from aistor_lab.store.remote import RemoteS3Store
 from aistor_lab.workbench.jupyter.process import ServiceProcess
 
 from .conftest import (
+    ROOT_PASSWORD,
+    ROOT_USER,
     admin_call,
     catalog_call,
     make_s3_client,
@@ -80,17 +87,21 @@ def eventually(condition, what: str, timeout: float = PATIENCE):
 
 def test_current_versions_expire_by_days_and_date_within_their_prefix(server, s3):
     bucket = new_bucket(s3)
-    for key in ("logs/a", "logs/b", "dated/c", "future/d", "keep/e", "other", "tagged/f"):
+    for key in ("logs/a", "logs/b", "dated/c", "future/d", "keep/e", "other"):
         s3.put_object(Bucket=bucket, Key=key, Body=b"x")
+    s3.put_object(Bucket=bucket, Key="tagged/f", Body=b"x", Tagging="k=v&other=1")
+    s3.put_object(Bucket=bucket, Key="tagged/g", Body=b"x", Tagging="k=w")
+    s3.put_object(Bucket=bucket, Key="tagged/h", Body=b"x")
     put_rules(s3, bucket,
               {"ID": "logs", "Filter": {"Prefix": "logs/"}, "Status": "Enabled", "Expiration": {"Days": 1}},
-              # Objects carry no tags here: a tag filter matches nothing.
+              # Only the object with tag k=v goes.
               {"ID": "tagged", "Filter": {"And": {"Prefix": "tagged/", "Tags": [{"Key": "k", "Value": "v"}]}},
                "Status": "Enabled", "Expiration": {"Days": 1}},
               {"ID": "dated", "Prefix": "dated/", "Status": "Enabled", "Expiration": {"Date": "2015-01-01"}},
               {"ID": "future", "Prefix": "future/", "Status": "Enabled", "Expiration": {"Date": "2100-01-01"}},
               {"ID": "off", "Prefix": "keep/", "Status": "Disabled", "Expiration": {"Days": 1}})
-    eventually(lambda: keys(s3, bucket) == ["future/d", "keep/e", "other", "tagged/f"], "logs/ and dated/ expire")
+    eventually(lambda: keys(s3, bucket) == ["future/d", "keep/e", "other", "tagged/g", "tagged/h"],
+               "logs/, dated/ and the tagged object expire")
     last = report(server, bucket)["lastRun"]
     assert last["walkComplete"] and last["skipped"] == 0
 
@@ -134,6 +145,42 @@ def test_expired_delete_markers_are_removed(server, s3):
     kept, markers = versions(s3, bucket)
     assert [v["Key"] for v in kept] == ["live/c"] and [m["Key"] for m in markers] == ["live/c"]
     assert report(server, bucket)["lastRun"]["walkComplete"]
+
+
+def test_tag_filters_judge_each_version_by_its_own_tags(server, s3):
+    bucket = new_bucket(s3, versioned=True)
+    temporary = s3.put_object(Bucket=bucket, Key="k", Body=b"old", Tagging="class=temp")["VersionId"]
+    kept = s3.put_object(Bucket=bucket, Key="k", Body=b"older")["VersionId"]
+    s3.put_object(Bucket=bucket, Key="k", Body=b"now", Tagging="class=temp")
+    put_rules(s3, bucket, {"ID": "temp", "Filter": {"Tag": {"Key": "class", "Value": "temp"}}, "Status": "Enabled",
+                           "NoncurrentVersionExpiration": {"NoncurrentDays": 1}})
+    eventually(lambda: temporary not in [v["VersionId"] for v in versions(s3, bucket)[0]], "the tagged version goes")
+    assert [v["VersionId"] for v in versions(s3, bucket)[0]][1:] == [kept]
+    assert not versions(s3, bucket)[1]  # the current version, tagged, has no Expiration to meet
+
+
+def test_a_store_whose_listings_lack_tags_has_them_read_for_tag_rules(server):
+    """The remote backend lists versions without tags: the runner reads each version's tags."""
+    store = RemoteS3Store(server.endpoint, ROOT_USER, ROOT_PASSWORD, bucket_prefix=f"r{uuid.uuid4().hex[:8]}-")
+    try:
+        assert not store.lists_tags
+        store.create_bucket("tagged")
+        store.set_versioning("tagged", VERSIONING_ENABLED)
+        for key, tags in (("go", {"class": "temp"}), ("stay", {"class": "keep"}), ("plain", None)):
+            staging = store.stage()
+            staging.write(b"x")
+            store.put_object("tagged", key, staging, tags=tags)
+        rule = (b"<LifecycleConfiguration><Rule><ID>temp</ID><Status>Enabled</Status><Filter><Tag><Key>class</Key>"
+                b"<Value>temp</Value></Tag></Filter><Expiration><Days>1</Days></Expiration></Rule>"
+                b"</LifecycleConfiguration>")
+        store.put_bucket_config("tagged", LIFECYCLE_CONFIG, rule)
+        runner = LifecycleRunner(store, LiveTables(None, None), clock=lambda: time.time() + 3 * 86400)
+        runner.run_once()
+        assert runner.report("tagged")["lastRun"]["expired"] == 1
+        latest = {v.info.key: v.is_delete_marker for v in store.list_object_versions("tagged").versions if v.is_latest}
+        assert latest == {"go": True, "plain": False, "stay": False}
+    finally:
+        store.close()
 
 
 def test_old_multipart_uploads_are_aborted(server, s3):

@@ -8,6 +8,7 @@ Filters keep the shape the client sent (legacy top-level ``Prefix``, ``Filter`` 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 ENABLED, DISABLED = "Enabled", "Disabled"
@@ -23,12 +24,14 @@ class Predicates:
     size_greater_than: int | None = None
     size_less_than: int | None = None
 
-    def matches(self, key: str, size: int | None) -> bool:
-        """``size`` None: a delete marker, which size predicates do not concern (as in MinIO)."""
+    def matches(self, key: str, size: int | None, tags: Mapping[str, str] | None = None) -> bool:
+        """``size`` None: a delete marker, which size predicates do not concern (as in MinIO).
+        ``tags``: the version's; a tag predicate holds when the version has that tag with that value
+        (a delete marker or an upload has none, so no tag filter matches them)."""
         if self.prefix and not key.startswith(self.prefix):
             return False
-        if self.tags:
-            return False  # objects carry no tags on this server yet: a tag filter matches nothing
+        if any((tags or {}).get(name) != value for name, value in self.tags):
+            return False
         if size is not None:
             if self.size_greater_than is not None and not size > self.size_greater_than:
                 return False
@@ -45,8 +48,10 @@ class Filter:
     own: Predicates = field(default_factory=Predicates)
     conjunction: Predicates | None = None  # <And>
 
-    def matches(self, key: str, size: int | None) -> bool:
-        return self.own.matches(key, size) and (self.conjunction is None or self.conjunction.matches(key, size))
+    def matches(self, key: str, size: int | None, tags: Mapping[str, str] | None = None) -> bool:
+        return self.own.matches(key, size, tags) and (
+            self.conjunction is None or self.conjunction.matches(key, size, tags)
+        )
 
     @property
     def has_tags(self) -> bool:
@@ -80,10 +85,14 @@ class Rule:
     def enabled(self) -> bool:
         return self.status == ENABLED
 
-    def matches(self, key: str, size: int | None) -> bool:
+    def matches(self, key: str, size: int | None, tags: Mapping[str, str] | None = None) -> bool:
         if self.legacy_prefix and not key.startswith(self.legacy_prefix):
             return False
-        return self.filter is None or self.filter.matches(key, size)
+        return self.filter is None or self.filter.matches(key, size, tags)
+
+    @property
+    def has_tags(self) -> bool:
+        return self.filter is not None and self.filter.has_tags
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 from ..store import (
     NoSuchBucket,
     NoSuchKey,
     NoSuchUpload,
+    NoSuchVersion,
     ObjectLocked,
     ObjectStore,
     ObjectVersion,
@@ -94,7 +96,10 @@ class LifecycleRunner:
         done when the batch ran out, None when the walk reached the end."""
         if not any(r.expiration or r.noncurrent_expiration for r in rules):
             return None
+        needs_tags = not self.store.lists_tags and any(rule.has_tags for rule in rules)
         for versions in self._keys(run.bucket, start_after):
+            if needs_tags:
+                versions = self._with_tags(run.bucket, versions)
             for action in key_actions(rules, versions, run.started, self.day_seconds):
                 self._apply(run, action)
             run.scanned += len(versions)
@@ -119,6 +124,19 @@ class LifecycleRunner:
             key_marker, version_marker = page.next_key_marker, page.next_version_id_marker or ""
         if group:
             yield group
+
+    def _with_tags(self, bucket: str, versions: list[ObjectVersion]) -> list[ObjectVersion]:
+        """A key's versions with their tags read one by one, for a store whose listings lack them."""
+        tagged = []
+        for entry in versions:
+            if not entry.is_delete_marker:
+                try:
+                    tags = self.store.tagged_object_info(bucket, entry.info.key, entry.info.version_id).tags
+                    entry = replace(entry, info=replace(entry.info, tags=tags))
+                except (NoSuchKey, NoSuchVersion):
+                    pass  # removed meanwhile: no tag rule matches it, and the next run looks again
+            tagged.append(entry)
+        return tagged
 
     def _apply(self, run: _Run, action: Action) -> None:
         why = protection(run.protected, action.key)

@@ -83,6 +83,9 @@ class ObjectHandle(ABC):
 class ObjectStore(ABC):
     # True when reads are quick local lookups that callers may run in place instead of on a pool.
     fast_reads = False
+    # True when list_object_versions entries carry their tags (ObjectInfo.tags); else a caller that
+    # needs them reads each with tagged_object_info.
+    lists_tags = False
 
     # -- buckets -------------------------------------------------------------------------
     def is_system_bucket(self, name: str) -> bool:

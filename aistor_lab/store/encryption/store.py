@@ -65,6 +65,7 @@ class EncryptingStore(ObjectStore):
         self._inner = inner
         self.keys = keys
         self.fast_reads = inner.fast_reads
+        self.lists_tags = inner.lists_tags
         self._params = EncryptionParams()
         self._defaults: Cache[BucketDefault | None] = Cache(4096, default_ttl)
         # An upload's encryption never changes under its id: every part asks for it.

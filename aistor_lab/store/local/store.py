@@ -94,6 +94,7 @@ def _own_staging(data: Staging) -> LocalStaging:
 
 class LocalStore(ObjectStore):
     fast_reads = True  # SQLite (WAL) lookups and file opens: cheaper than a thread hop
+    lists_tags = True  # a column of the listing's rows
 
     def __init__(self, data_dir: Path):
         data_dir = Path(data_dir)
