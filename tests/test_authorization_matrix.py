@@ -181,6 +181,7 @@ SHARED_TABLE = "/delta-sharing/shares/{share}/schemas/sales/tables/data"
 NEVER_RULE = {"ID": "never", "Prefix": "nothing-here/", "Status": "Enabled", "Expiration": {"Days": 3650}}
 LIFECYCLE = (b"<LifecycleConfiguration><Rule><ID>never</ID><Prefix>nothing-here/</Prefix><Status>Enabled</Status>"
              b"<Expiration><Days>3650</Days></Expiration></Rule></LifecycleConfiguration>")
+TAGGING = b"<Tagging><TagSet><Tag><Key>team</Key><Value>data</Value></Tag></TagSet></Tagging>"
 RETENTION = (b"<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>2099-01-01T00:00:00Z</RetainUntilDate>"
              b"</Retention>")
 OPERATIONS = [
@@ -201,6 +202,9 @@ OPERATIONS = [
     Operation("put bucket lifecycle", "s3", "PUT", f"/{DATA_BUCKET}?lifecycle", LIFECYCLE,
               {"Content-MD5": base64.b64encode(hashlib.md5(LIFECYCLE).digest()).decode()}),
     Operation("get bucket lifecycle", "s3", "GET", f"/{DATA_BUCKET}?lifecycle"),
+    # The same tags each time.
+    Operation("put object tagging", "s3", "PUT", f"/{DATA_BUCKET}/shared/data.txt?tagging", TAGGING),
+    Operation("get object tagging", "s3", "GET", f"/{DATA_BUCKET}/shared/data.txt?tagging"),
     # The same retention each time: the first call sets it, the others keep it (S3 allows no shortening).
     Operation("put object retention", "s3", "PUT", f"/{LOCK_BUCKET}/held.txt?retention", RETENTION),
     # The data bucket has no Object Lock: an allowed caller learns that (404).
@@ -250,6 +254,9 @@ MATRIX = {
     # s3:PutLifecycleConfiguration and s3:GetLifecycleConfiguration: not granted by the built-in readonly policy.
     "put bucket lifecycle":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
     "get bucket lifecycle":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    # s3:PutObjectTagging and s3:GetObjectTagging: not granted by the built-in readonly policy.
+    "put object tagging":    [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    "get object tagging":    [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
     # s3:PutObjectRetention and s3:GetBucketObjectLockConfiguration: not granted by the built-in readonly policy.
     "put object retention":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
     "get object lock configuration": [404, 403, 404, 404, 403, 403, 400, 400, 400, 400],
