@@ -230,7 +230,8 @@ OTHER_C_KEY = os.urandom(32)
 @pytest.mark.parametrize("source_mode,target_mode", COPY_CASES)
 def test_copy_between_modes(s3, bucket, source_mode, target_mode):
     body = pattern(150_000, source_mode.encode())
-    s3.put_object(Bucket=bucket, Key="src", Body=body, Metadata={"k": "v"}, **_write_options(source_mode))
+    s3.put_object(Bucket=bucket, Key="src", Body=body, Metadata={"k": "v"}, Tagging="t=1",
+                  **_write_options(source_mode))
     source_key = customer(C_KEY, "CopySourceSSECustomer") if source_mode == "sse-c" else {}
     answer = s3.copy_object(
         Bucket=bucket, Key="dst", CopySource={"Bucket": bucket, "Key": "src"},
@@ -243,6 +244,9 @@ def test_copy_between_modes(s3, bucket, source_mode, target_mode):
     assert got.get("ServerSideEncryption") == expected
     assert answer.get("ServerSideEncryption") == expected
     assert ("SSECustomerAlgorithm" in got) == target_mode.startswith("sse-c")
+    # The copy keeps the source's tags, whether re-encrypted or not; reading tags takes no SSE-C key.
+    assert s3.get_object_tagging(Bucket=bucket, Key="dst")["TagSet"] == [{"Key": "t", "Value": "1"}]
+    assert got["TagCount"] == 1
 
 
 def test_copy_of_an_sse_c_source_needs_its_key(s3, bucket):
