@@ -1,13 +1,19 @@
 """Object and bucket tagging through the S3 API with boto3: ?tagging Put/Get/Delete (of the latest
 version and of a named one), x-amz-tagging on PutObject, CopyObject (with its directive) and multipart
-uploads, x-amz-tagging-count on reads, S3's limits and errors, and the permissions tags take."""
+uploads, x-amz-tagging-count on reads, S3's limits and errors, the permissions tags take, and the
+minio SDK's tagging calls."""
 
 from __future__ import annotations
 
+import io
+from urllib.parse import urlparse
+
 import pytest
 from botocore.exceptions import ClientError
+from minio import Minio
+from minio.commonconfig import Tags
 
-from .conftest import make_s3_client, make_user, signed_call
+from .conftest import ROOT_PASSWORD, ROOT_USER, make_s3_client, make_user, signed_call
 
 
 def error_of(call, **kwargs) -> tuple[int, str]:
@@ -148,3 +154,32 @@ def test_tagging_takes_its_own_permissions(server, s3, bucket):
     tagger.put_object(Bucket=bucket, Key="tagged", Body=b"x", Tagging="b=2")
     assert tags_of(tagger, bucket, "tagged") == {"b": "2"}
     assert tags_of(s3, bucket, "k") == {"a": "1"}
+
+
+def test_bad_tagging_headers_are_refused(server, bucket):
+    for value, code in (("a=%FF", b"InvalidArgument"), ("k=" + "v" * 257, b"InvalidTag")):
+        response = signed_call(server, "PUT", f"/{bucket}/k", b"x", headers={"x-amz-tagging": value})
+        assert response.status_code == 400 and b"<Code>" + code + b"</Code>" in response.content
+    assert signed_call(server, "PUT", f"/{bucket}/k", b"x").status_code == 200
+    response = signed_call(server, "PUT", f"/{bucket}/copy", headers={
+        "x-amz-copy-source": f"/{bucket}/k", "x-amz-tagging-directive": "MERGE"})
+    assert response.status_code == 400 and b"<Code>InvalidArgument</Code>" in response.content
+
+
+def test_the_minio_sdk_tags_objects_and_buckets(server, bucket):
+    client = Minio(urlparse(server.endpoint).netloc, access_key=ROOT_USER, secret_key=ROOT_PASSWORD, secure=False)
+    tags = Tags.new_object_tags()
+    tags["project"] = "lake"
+    client.put_object(bucket, "k", io.BytesIO(b"data"), 4, tags=tags)
+    assert dict(client.get_object_tags(bucket, "k")) == {"project": "lake"}
+    tags["stage"] = "raw"
+    client.set_object_tags(bucket, "k", tags)
+    assert dict(client.get_object_tags(bucket, "k")) == {"project": "lake", "stage": "raw"}
+    client.delete_object_tags(bucket, "k")
+    assert client.get_object_tags(bucket, "k") is None
+    bucket_tags = Tags.new_bucket_tags()
+    bucket_tags["owner"] = "team"
+    client.set_bucket_tags(bucket, bucket_tags)
+    assert dict(client.get_bucket_tags(bucket)) == {"owner": "team"}
+    client.delete_bucket_tags(bucket)
+    assert client.get_bucket_tags(bucket) is None
