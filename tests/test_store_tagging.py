@@ -4,10 +4,13 @@ set_object_tags, read by tagged_object_info; and the local store's version listi
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from aistor_lab.store import VERSIONING_ENABLED, DeleteMarkerVersion, NoSuchKey, NoSuchVersion
 from aistor_lab.store.local import LocalStore
+from aistor_lab.store.local.index import INDEX_FILE
 
 from . import test_store_contract as contract
 
@@ -85,5 +88,24 @@ def test_local_version_listings_carry_tags(tmp_path):
         # Resuming after a version reads the older ones' tags too.
         page = store.list_object_versions("b", key_marker="v", version_id_marker=newer.version_id)
         assert [v.info.tags for v in page.versions] == [{"gen": "1"}]
+    finally:
+        store.close()
+
+
+def test_an_index_from_before_tags_gains_them(tmp_path):
+    store = LocalStore(tmp_path / "store")
+    store.create_bucket("b")
+    put(store, "b", "old", b"x")
+    store.close()
+    db = sqlite3.connect(tmp_path / "store" / INDEX_FILE)  # the index as a release without tags left it
+    for table in ("objects", "versions", "uploads"):
+        db.execute(f"ALTER TABLE {table} DROP COLUMN tags")
+    assert "tags" not in {row[1] for row in db.execute("PRAGMA table_info(objects)")}
+    db.close()
+    store = LocalStore(tmp_path / "store")
+    try:
+        assert store.tagged_object_info("b", "old").tags == {}
+        store.set_object_tags("b", "old", None, {"now": "tagged"})
+        assert [v.info.tags for v in store.list_object_versions("b").versions] == [{"now": "tagged"}]
     finally:
         store.close()
