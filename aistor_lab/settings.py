@@ -13,6 +13,7 @@ DEFAULT_ADDRESS = "127.0.0.1:9000"
 DEFAULT_ROOT_USER = "minioadmin"
 DEFAULT_ROOT_PASSWORD = "minioadmin"
 _KMS_KEY_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_DOMAIN = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")
 
 
 def parse_address(address: str) -> tuple[str, int]:
@@ -49,6 +50,16 @@ def parse_kms_keys(text: str) -> dict[str, bytes]:
     return keys
 
 
+def parse_domains(text: str) -> tuple[str, ...]:
+    """The domains of virtual-host-style S3 requests, ``s3.example,other.example`` -> a tuple (lower
+    case); ValueError on an entry that is not a bare host name."""
+    domains = tuple(filter(None, (part.strip().lower() for part in text.split(","))))
+    for domain in domains:
+        if not _DOMAIN.fullmatch(domain):
+            raise ValueError(f"each entry of AISTOR_DOMAIN must be a host name without port, got {domain!r}")
+    return domains
+
+
 @dataclass
 class Settings:
     data_dir: Path = field(default_factory=lambda: Path(".data"))
@@ -66,6 +77,8 @@ class Settings:
     # MinIO take them over TLS only.
     sse_c_over_http: bool = False
     region: str = "us-east-1"
+    # Domains of virtual-host-style S3 requests (MinIO's MINIO_DOMAIN): ``BUCKET.DOMAIN/KEY``.
+    domains: tuple[str, ...] = ()
     # Serve HTTPS with public.crt and private.key of this directory (aistor_lab.tls); None = plain HTTP.
     certs_dir: Path | None = None
     # The address clients outside this machine use (profiles, presigned URLs); None = our own.
@@ -120,6 +133,7 @@ class Settings:
             kms_keys=parse_kms_keys(os.environ.get("AISTOR_KMS_KEYS", "")),
             sse_c_over_http=os.environ.get("AISTOR_SSE_C_OVER_HTTP", "").lower() in ("on", "true", "1"),
             region=os.environ.get("AISTOR_REGION", "us-east-1"),
+            domains=parse_domains(os.environ.get("AISTOR_DOMAIN", "")),
             certs_dir=Path(os.environ["AISTOR_CERTS_DIR"]) if os.environ.get("AISTOR_CERTS_DIR") else None,
             public_endpoint=os.environ.get("AISTOR_PUBLIC_ENDPOINT") or None,
             store_endpoint=os.environ.get("AISTOR_STORE_ENDPOINT") or None,

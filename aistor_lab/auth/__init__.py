@@ -4,7 +4,7 @@ SigV2 presigned query URLs, and aws-chunked streaming bodies.
 Interface (used by the S3 API, the admin API and later the Iceberg catalog):
 
     verify_request(method, raw_path, raw_query, headers, secrets, *, service, now=None,
-                   max_skew=900, body=None) -> AuthResult
+                   max_skew=900, body=None, resource_path=None) -> AuthResult
         ``raw_path`` is the path exactly as on the wire (percent-encoded, no query);
         ``raw_query`` the raw query string; ``headers`` a case-insensitive mapping;
         ``secrets(access_key) -> secret | None``; ``service`` the expected signing name
@@ -12,6 +12,9 @@ Interface (used by the S3 API, the admin API and later the Iceberg catalog):
         ``body=`` (optional): the buffered body, for signers that send no
         x-amz-content-sha256 (botocore's SigV4Auth for s3tables); the payload hash is then
         checked here.
+        ``resource_path=`` (optional): the ``/BUCKET/KEY`` a SigV2 signer signs when the path is
+        not that (virtual-host-style requests); SigV4 always signs the path as sent, and must
+        then sign the Host header (which names the bucket).
 
     body_decoder(auth: AuthResult, headers) -> BodyDecoder
         ``feed(bytes) -> bytes`` returns decoded payload bytes as they arrive;

@@ -60,7 +60,10 @@ SUBRESOURCES = frozenset(
 )
 
 
-def verify_presigned_v2(request: RequestParts, secrets: Secrets, *, service: str, now: float) -> AuthResult:
+def verify_presigned_v2(
+    request: RequestParts, secrets: Secrets, *, service: str, now: float, resource_path: str | None = None
+) -> AuthResult:
+    """``resource_path``: the ``/BUCKET/KEY`` signed when it is not the path (virtual-host style)."""
     params = request.params
     if not all(params.get(name) for name in ("AWSAccessKeyId", "Signature", "Expires")):
         raise AuthError(
@@ -85,7 +88,7 @@ def verify_presigned_v2(request: RequestParts, secrets: Secrets, *, service: str
     amz_headers = "".join(f"{name}:{signed[name]}\n" for name in sorted(signed))
     subresources = _subresources(request.query)
     signature = params["Signature"]
-    for path in _resource_paths(request.raw_path):
+    for path in _resource_paths(resource_path or request.raw_path):
         string_to_sign = f"{head}{amz_headers}{path}{subresources}"
         digest = hmac.new(secret.encode(), string_to_sign.encode(), hashlib.sha1).digest()
         if same_signature(base64.b64encode(digest).decode(), signature):

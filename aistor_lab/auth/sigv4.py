@@ -65,10 +65,12 @@ def verify_request(
     now: float | None = None,
     max_skew: int = 900,
     body: bytes | None = None,
+    resource_path: str | None = None,
 ) -> AuthResult:
     """Check a request's signature and return who signed it; raises AuthError otherwise.
 
-    ``now`` is the server time in epoch seconds (default: the clock); ``body``, see the module.
+    ``now`` is the server time in epoch seconds (default: the clock); ``body`` and
+    ``resource_path``, see the module.
     """
     now = time.time() if now is None else now
     request = RequestParts.parse(method, raw_path, raw_query, headers)
@@ -81,13 +83,26 @@ def verify_request(
             "Only one auth mechanism allowed: the Authorization header or a presigned query.",
             400,
         )
+    if resource_path is not None and (authorization or presigned_v4):
+        _require_signed_host(authorization or "", request.params)
     if authorization:
         return _verify_header(request, authorization, secrets, service, now, max_skew, body)
     if presigned_v4:
         return _verify_query(request, secrets, service, now, max_skew)
     if presigned_v2:
-        return verify_presigned_v2(request, secrets, service=service, now=now)
+        return verify_presigned_v2(request, secrets, service=service, now=now, resource_path=resource_path)
     raise AuthError("AccessDenied", "Anonymous access is forbidden.")
+
+
+def _require_signed_host(authorization: str, params: Mapping[str, str]) -> None:
+    """On a virtual host the Host names the bucket: a SigV4 signature that leaves it out would be
+    good for the same key of any bucket (SigV2 signs ``/BUCKET/KEY`` itself)."""
+    if authorization:
+        signed = _authorization_fields(authorization)["SignedHeaders"]
+    else:
+        signed = params.get("X-Amz-SignedHeaders", "")
+    if "host" not in signed.lower().split(";"):
+        raise AuthError("AccessDenied", "A virtual-host-style request must sign its Host header.")
 
 
 def _verify_header(

@@ -1,4 +1,4 @@
-"""The S3 REST API (path-style) over the store: routing, operations, XML, errors."""
+"""The S3 REST API (path and virtual-host style) over the store: routing, operations, XML, errors."""
 
 from .handler import S3Handler
 

@@ -26,6 +26,7 @@ from .checksums import BodyChecksums
 from .errors import S3Error
 from .names import check_visible_bucket, parse_query, split_path
 from .unsupported_headers import refuse_unsupported_headers
+from .virtual_hosts import bucket_of_host
 from .xmlio import MAX_XML_BODY
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,8 @@ class S3Handler(RequestHandler):
         # drained when small, else cut off after the answer).
         self.request.connection.set_max_body_size(MAX_BODY_SIZE)
         try:
-            self.bucket, self.key = split_path(self.request.path)
+            host_bucket = bucket_of_host(self.request.host_name, self.services.settings.domains)
+            self.bucket, self.key = split_path(self.request.path, host_bucket)
             self.query = parse_query(self.request.query)
             # Decided before anything else: no caller, policy or sub-resource reaches it.
             check_visible_bucket(self.store, self.bucket, creating=self.request.method == "PUT" and not self.key)
@@ -99,6 +101,8 @@ class S3Handler(RequestHandler):
                 self.session.secret_for if self.session else self.services.iam.secret_for,
                 service="s3",
                 max_skew=self.services.settings.max_clock_skew_seconds,
+                # SigV2 signs ``/BUCKET/KEY`` whatever the addressing; SigV4 the path as sent.
+                resource_path=None if host_bucket is None else f"/{host_bucket}{self.request.path}",
             )
             # A session acts for its parent user, within its own policy (see authorize).
             self.access_key = self.session.parent if self.session else auth.access_key

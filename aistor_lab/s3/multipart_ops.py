@@ -136,7 +136,8 @@ async def complete_upload(req: S3Handler) -> None:
     set_written_version(req, info.version_id)
     set_encryption_headers(req, info.encryption)
     xml = XmlWriter("CompleteMultipartUploadResult")
-    xml.element("Location", f"{req.request.protocol}://{req.request.host}/{req.bucket}/{req.key}")
+    # The URL as the client addressed it, path or virtual-host style.
+    xml.element("Location", f"{req.request.protocol}://{req.request.host}{req.request.path}")
     xml.element("Bucket", req.bucket).element("Key", req.key).element("ETag", f'"{info.etag}"')
     for algorithm, value in info.checksums.items():
         xml.element("Checksum" + algorithm.upper(), value)

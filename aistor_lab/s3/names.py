@@ -32,8 +32,9 @@ _BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 _C1_CONTROL = re.compile("[\x80-\x9f]")
 
 
-def split_path(raw_path: str) -> tuple[str, str]:
+def split_path(raw_path: str, host_bucket: str | None = None) -> tuple[str, str]:
     """``/bucket/some/key`` -> ("bucket", "some/key"); keys keep every byte after the first slash.
+    With ``host_bucket`` (a virtual-host request, see virtual_hosts) the whole path is the key.
     A path that is not UTF-8, or holds a C1 control character, is InvalidURI, as S3 answers."""
     try:
         path = decode_wire(raw_path, "The object key")
@@ -41,6 +42,8 @@ def split_path(raw_path: str) -> tuple[str, str]:
         raise S3Error("InvalidURI", "Couldn't parse the specified URI.") from None
     if _C1_CONTROL.search(path):
         raise S3Error("InvalidURI", "Couldn't parse the specified URI.")
+    if host_bucket is not None:
+        return host_bucket, path.removeprefix("/")
     bucket, _, key = path.lstrip("/").partition("/")
     return bucket, key
 

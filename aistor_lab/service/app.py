@@ -11,6 +11,7 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from tornado.routing import Rule
 from tornado.web import Application
 
 from ..admin import iam_handlers, lifecycle_handlers
@@ -26,6 +27,7 @@ from ..iam import IAM
 from ..lifecycle import BucketRules, LifecycleRunner, LiveTables
 from ..s3 import S3Handler
 from ..s3.protection import TableGuard
+from ..s3.virtual_hosts import VirtualHosts
 from ..settings import Settings
 from ..sharing import SharingService
 from ..sharing.api import handlers as sharing_handlers
@@ -113,7 +115,10 @@ def log_request(handler) -> None:
 
 def make_app(services: Services) -> Application:
     kwargs = {"services": services}
-    routes = [(pattern, HealthHandler, kwargs) for pattern in HEALTH_ROUTES]
+    routes: list = []
+    if services.settings.domains:
+        routes.append(Rule(VirtualHosts(services.settings.domains), [(r"/.*", S3Handler, kwargs)]))
+    routes += [(pattern, HealthHandler, kwargs) for pattern in HEALTH_ROUTES]
     routes += sharing_admin_handlers.routes(services)  # before the IAM API's catch-all
     routes += lifecycle_handlers.routes(services)  # so is this
     routes += iam_handlers.routes(services)
