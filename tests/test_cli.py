@@ -312,6 +312,28 @@ def test_every_catalog_command_in_text_and_json(server, alias, aistor):
     assert warehouse not in as_json(aistor("warehouse", "ls", "lab", "--json"))
 
 
+def test_policy_create_info_and_remove_from_a_json_file(server, alias, aistor, tmp_path):
+    """The seeds' read-only user needs its policy loaded first, as with mc admin policy create."""
+    alias("lab")
+    name = unique("policy")
+    document = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["s3tables:GetTableBucket", "s3tables:ListNamespaces"],
+         "Resource": ["arn:aws:s3tables:::bucket/analytics"]}]}
+    (tmp_path / "read-only.json").write_text(json.dumps(document))
+    ok(aistor("policy", "create", "lab", name, "read-only.json"))
+    assert as_json(aistor("policy", "info", "lab", name, "--json"))["policy"]["Statement"] == document["Statement"]
+    assert {"name": name, "builtin": False} in as_json(aistor("policy", "list", "lab", "--json"))
+    user = unique("user")
+    ok(aistor("user", "create", "lab", user, "secret-key-3", "--policy", name))
+    assert "attached" in failed(aistor("policy", "rm", "lab", name), 1).lower()
+    ok(aistor("user", "delete", "lab", user))
+    ok(aistor("policy", "rm", "lab", name))
+    assert name not in ok(aistor("policy", "list", "lab"))
+    (tmp_path / "broken.json").write_text("{not json")
+    assert "not a JSON policy document" in failed(aistor("policy", "create", "lab", name, "broken.json"), 2)
+    assert "cannot read" in failed(aistor("policy", "create", "lab", name, "missing.json"), 2)
+
+
 def test_users_policies_aliases_and_status(server, alias, aistor):
     alias("lab")
     user = unique("user")

@@ -257,6 +257,15 @@ class AIStorClient:
     def list_policies(self) -> Any:
         return self.admin_call("GET", "/policies")
 
+    def put_policy(self, name: str, document: Any) -> Any:
+        return self.admin_call("PUT", f"/policies/{_segment(name)}", document)
+
+    def get_policy(self, name: str) -> Any:
+        return self.admin_call("GET", f"/policies/{_segment(name)}")
+
+    def delete_policy(self, name: str) -> None:
+        self.admin_call("DELETE", f"/policies/{_segment(name)}")
+
     # -- Delta Sharing: shares, tokens, audit -------------------------------------------------
 
     def list_shares(self) -> list[dict]:

@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from .. import aliases
@@ -366,6 +367,28 @@ def policy_attach(ctx: Context, args: argparse.Namespace) -> Result:
 def policy_detach(ctx: Context, args: argparse.Namespace) -> Result:
     user = ctx.client.detach_policy(args.user, args.policy)
     return Message(f"Policy '{args.policy}' detached from user '{args.user}'.", user)
+
+
+def policy_create(ctx: Context, args: argparse.Namespace) -> Result:
+    """``mc admin policy create``: a policy document from a JSON file."""
+    try:
+        document = json.loads(Path(args.file).read_text())
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise UsageError(f"{args.file} is not a JSON policy document: {exc}") from None
+    policy = ctx.client.put_policy(args.policy, document)
+    return Message(f"Policy '{args.policy}' created.", policy)
+
+
+def policy_info(ctx: Context, args: argparse.Namespace) -> Result:
+    policy = ctx.client.get_policy(args.policy)
+    return Message(json.dumps(policy.get("policy"), indent=2), policy)
+
+
+def policy_remove(ctx: Context, args: argparse.Namespace) -> Result:
+    ctx.client.delete_policy(args.policy)
+    return Message(f"Policy '{args.policy}' removed.")
 
 
 def policy_list(ctx: Context, args: argparse.Namespace) -> Result:

@@ -164,6 +164,11 @@ COMMANDS: list[Command] = [
             [arg("policy", metavar="POLICY"), arg("--user", required=True)]),
     Command("policy detach", "detach a policy from a user", do.policy_detach,
             [arg("policy", metavar="POLICY"), arg("--user", required=True)]),
+    Command("policy create", "create (or replace) a policy from a JSON file, as mc admin policy create",
+            do.policy_create, [arg("policy", metavar="POLICY"), arg("file", metavar="FILE")]),
+    Command("policy info", "the document of a policy", do.policy_info, [arg("policy", metavar="POLICY")]),
+    Command("policy remove", "remove a policy (refused while attached)", do.policy_remove,
+            [arg("policy", metavar="POLICY")], aliases=("rm",)),
     Command("policy list", "list policies", do.policy_list, aliases=("ls",)),
     Command("alias set", "remember a service as NAME", do.alias_set, [
         arg("name", metavar="NAME"), arg("url", metavar="URL"),
