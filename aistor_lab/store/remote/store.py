@@ -309,15 +309,21 @@ class RemoteS3Store(ObjectStore):
     def _config_key(self, bucket: str, name: str) -> str:
         return f"{BUCKET_CONFIGS}{bucket}/{name}"
 
+    def _check_bucket(self, bucket: str) -> None:
+        """Raises NoSuchBucket; one HeadBucket, where get_bucket lists buckets and reads versioning."""
+        self._call("head_bucket", missing=NoSuchBucket, Bucket=self._remote(bucket))
+
     def get_bucket_config(self, bucket: str, name: str) -> bytes | None:
-        self.get_bucket(bucket)
+        # Every write reads a configuration or two (object lock, default encryption): check the bucket
+        # in one request, and that only when the document is absent.
         try:
             return self.get_bytes(SYSTEM_BUCKET, self._config_key(bucket, name))[1]
         except NoSuchKey:
+            self._check_bucket(bucket)
             return None
 
     def put_bucket_config(self, bucket: str, name: str, document: bytes | None) -> None:
-        self.get_bucket(bucket)
+        self._check_bucket(bucket)
         if document is None:
             self.delete_object(SYSTEM_BUCKET, self._config_key(bucket, name))
         else:
@@ -361,7 +367,7 @@ class RemoteS3Store(ObjectStore):
             )
         except (NoSuchKey, NoSuchVersion):
             # A HEAD answers a bare 404 for a missing bucket too.
-            self._call("head_bucket", missing=NoSuchBucket, Bucket=remote)
+            self._check_bucket(bucket)
             raise
         return object_info(bucket, key, response)
 
