@@ -181,6 +181,9 @@ SHARED_TABLE = "/delta-sharing/shares/{share}/schemas/sales/tables/data"
 NEVER_RULE = {"ID": "never", "Prefix": "nothing-here/", "Status": "Enabled", "Expiration": {"Days": 3650}}
 LIFECYCLE = (b"<LifecycleConfiguration><Rule><ID>never</ID><Prefix>nothing-here/</Prefix><Status>Enabled</Status>"
              b"<Expiration><Days>3650</Days></Expiration></Rule></LifecycleConfiguration>")
+CORS = (b"<CORSConfiguration><CORSRule><AllowedMethod>GET</AllowedMethod><AllowedOrigin>https://lab.example"
+        b"</AllowedOrigin></CORSRule></CORSConfiguration>")
+PREFLIGHT = {"Origin": "https://lab.example", "Access-Control-Request-Method": "GET"}
 TAGGING = b"<Tagging><TagSet><Tag><Key>team</Key><Value>data</Value></Tag></TagSet></Tagging>"
 RETENTION = (b"<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>2099-01-01T00:00:00Z</RetainUntilDate>"
              b"</Retention>")
@@ -202,6 +205,12 @@ OPERATIONS = [
     Operation("put bucket lifecycle", "s3", "PUT", f"/{DATA_BUCKET}?lifecycle", LIFECYCLE,
               {"Content-MD5": base64.b64encode(hashlib.md5(LIFECYCLE).digest()).decode()}),
     Operation("get bucket lifecycle", "s3", "GET", f"/{DATA_BUCKET}?lifecycle"),
+    # Deleted first (nothing to delete), then the same rule each time, read, and preflighted.
+    Operation("delete bucket cors", "s3", "DELETE", f"/{DATA_BUCKET}?cors"),
+    Operation("put bucket cors", "s3", "PUT", f"/{DATA_BUCKET}?cors", CORS,
+              {"Content-MD5": base64.b64encode(hashlib.md5(CORS).digest()).decode()}),
+    Operation("get bucket cors", "s3", "GET", f"/{DATA_BUCKET}?cors"),
+    Operation("cors preflight", "s3", "OPTIONS", f"/{DATA_BUCKET}/shared/data.txt", b"", PREFLIGHT),
     # The same tags each time.
     Operation("put object tagging", "s3", "PUT", f"/{DATA_BUCKET}/shared/data.txt?tagging", TAGGING),
     Operation("get object tagging", "s3", "GET", f"/{DATA_BUCKET}/shared/data.txt?tagging"),
@@ -254,6 +263,12 @@ MATRIX = {
     # s3:PutLifecycleConfiguration and s3:GetLifecycleConfiguration: not granted by the built-in readonly policy.
     "put bucket lifecycle":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
     "get bucket lifecycle":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    # s3:DeleteBucketCors (or s3:PutBucketCORS), s3:PutBucketCORS, s3:GetBucketCORS: not in the readonly policy.
+    "delete bucket cors":    [204, 403, 204, 204, 403, 403, 400, 400, 400, 400],
+    "put bucket cors":       [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    "get bucket cors":       [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    # A preflight is not authenticated: whatever the credentials, the bucket's CORS rules answer it.
+    "cors preflight":        [200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
     # s3:PutObjectTagging and s3:GetObjectTagging: not granted by the built-in readonly policy.
     "put object tagging":    [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
     "get object tagging":    [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],

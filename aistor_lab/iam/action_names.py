@@ -15,7 +15,8 @@ A request names one action; ``request_names`` adds the other names that authoriz
   ``s3tables:GetWarehouse`` for the catalog config, as this server asked for before;
   ``s3:ListBucket`` for ``s3:ListBucketVersions`` and ``s3:GetObject`` for ``s3:GetObjectVersion``
   (a read of a named version), as MinIO authorizes them: a policy written for MinIO, its built-in
-  ``readonly`` among them, reads versions there and here alike.
+  ``readonly`` among them, reads versions there and here alike; ``s3:PutBucketCors`` for MinIO's
+  ``s3:DeleteBucketCors``, as S3 authorizes that call.
 A statement matches a request when it matches any of these names, for Deny as for Allow.
 """
 
@@ -130,6 +131,7 @@ _ALSO: dict[str, list[str]] = {
     "admin:gettableshareaudit": [_DELTA_SHARING],
     "s3:listbucketversions": ["s3:ListBucket"],
     "s3:getobjectversion": ["s3:GetObject"],
+    "s3:deletebucketcors": ["s3:PutBucketCors"],
 }
 for _first, _second in _ALIAS_PAIRS:
     _ALSO.setdefault(_first.lower(), []).append(_second)

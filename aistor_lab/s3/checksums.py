@@ -111,6 +111,16 @@ class BodyChecksums:
         return computed
 
 
+def verify_required_integrity(headers: Mapping[str, str], trailers: Mapping[str, str], body: bytes) -> None:
+    """The integrity check S3 requires of some configuration PUTs (lifecycle, CORS): Content-MD5 or a
+    flexible checksum must come with the body (boto3 sends one by itself), and both are verified."""
+    if "Content-MD5" not in headers and not requested_algorithms(headers):
+        raise S3Error("InvalidRequest", "Missing required header for this request: Content-MD5")
+    checksums = BodyChecksums(headers)
+    checksums.update(body)
+    checksums.verify(trailers, hashlib.md5(body).hexdigest())
+
+
 def _decode_content_md5(value: str | None) -> bytes | None:
     if value is None:
         return None

@@ -21,7 +21,7 @@ from ..http.limits import DRAIN_LIMIT, StallWatch
 from ..iam.session_credentials import SessionCredentials
 from ..store import MAX_PART_SIZE
 from ..store.encryption import EncryptionParams
-from . import routes, sse
+from . import cors_ops, routes, sse
 from .checksums import BodyChecksums
 from .errors import S3Error
 from .names import check_visible_bucket, parse_query, split_path
@@ -46,7 +46,7 @@ class S3ResponseHeaders(HTTPHeaders):
 
 @stream_request_body
 class S3Handler(RequestHandler):
-    SUPPORTED_METHODS = ("GET", "HEAD", "PUT", "POST", "DELETE")
+    SUPPORTED_METHODS = ("GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS")
 
     def initialize(self, services) -> None:
         self.services = services
@@ -63,6 +63,7 @@ class S3Handler(RequestHandler):
         self._decoder = None
         self._body_error: Exception | None = None
         self._stall: StallWatch | None = None
+        self.cors_headers: dict[str, str] = {}  # of the CORS rule the request's Origin matches
 
     # -- request lifecycle ------------------------------------------------------------------
     def clear(self) -> None:
@@ -77,6 +78,8 @@ class S3Handler(RequestHandler):
         self.set_header("x-amz-request-id", self.request_id)
         # Clients resolve a bucket's region from this header, even on refused anonymous HEADs.
         self.set_header("x-amz-bucket-region", self.services.settings.region)
+        for name, value in self.cors_headers.items():
+            self.set_header(name, value)
 
     async def prepare(self) -> None:
         self._set_common_headers()
@@ -87,8 +90,13 @@ class S3Handler(RequestHandler):
             host_bucket = bucket_of_host(self.request.host_name, self.services.settings.domains)
             self.bucket, self.key = split_path(self.request.path, host_bucket)
             self.query = parse_query(self.request.query)
+            if self.request.method == "OPTIONS":
+                return  # a CORS preflight: unsigned, answered by the bucket's CORS rules alone (options)
             # Decided before anything else: no caller, policy or sub-resource reaches it.
             check_visible_bucket(self.store, self.bucket, creating=self.request.method == "PUT" and not self.key)
+            # Every answer, errors included, carries the headers of the CORS rule its Origin matches.
+            self.cors_headers = await cors_ops.response_headers(self)
+            self._set_common_headers()
             self.operation = routes.resolve(
                 self.request.method, self.bucket, self.key, self.query, self.request.headers
             )
@@ -130,7 +138,7 @@ class S3Handler(RequestHandler):
     def data_received(self, chunk: bytes) -> None:
         if self._stall is not None:
             self._stall.touch()
-        if self._finished or self._body_error is not None:
+        if self._finished or self._body_error is not None or self._decoder is None:  # None: a preflight's body
             return
         try:
             data = self._decoder.feed(chunk)
@@ -159,6 +167,14 @@ class S3Handler(RequestHandler):
             self._discard_staging()
 
     get = head = put = post = delete = _run
+
+    async def options(self) -> None:
+        try:
+            if self._body_error is not None:
+                raise self._body_error
+            await cors_ops.preflight(self)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an S3 error
+            self.send_s3_error(exc)
 
     def on_connection_close(self) -> None:
         super().on_connection_close()  # ends the request: it would otherwise wait for its body forever

@@ -8,12 +8,11 @@ As S3 requires, a PUT carries an integrity check of its body: Content-MD5 or a f
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING
 
 from ..lifecycle import CONFIG_NAME, LifecycleError, parse, to_xml
 from ..store import ObjectInfo
-from .checksums import BodyChecksums, requested_algorithms
+from .checksums import verify_required_integrity
 from .errors import S3Error
 from .xmlio import http_date
 
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
 
 async def put_lifecycle(req: S3Handler) -> None:
     body = bytes(req.body)
-    _check_integrity(req, body)
+    verify_required_integrity(req.request.headers, req.trailers, body)
     try:
         configuration = parse(body)
     except LifecycleError as exc:
@@ -56,11 +55,3 @@ async def set_expiration_header(req: S3Handler, info: ObjectInfo) -> None:
         due, rule_id = found
         req.set_header("x-amz-expiration", f'expiry-date="{http_date(due)}", rule-id="{rule_id}"')
 
-
-def _check_integrity(req: S3Handler, body: bytes) -> None:
-    headers = req.request.headers
-    if "Content-MD5" not in headers and not requested_algorithms(headers):
-        raise S3Error("InvalidRequest", "Missing required header for this request: Content-MD5")
-    checksums = BodyChecksums(headers)
-    checksums.update(body)
-    checksums.verify(req.trailers, hashlib.md5(body).hexdigest())

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from . import (
     attributes_ops,
     bucket_ops,
+    cors_ops,
     encryption_ops,
     lifecycle_ops,
     multipart_ops,
@@ -100,6 +101,11 @@ GET_BUCKET_TAGGING = Operation("GetBucketTagging", "s3:GetBucketTagging", taggin
 # S3 authorizes removing a bucket's tags as putting them.
 DELETE_BUCKET_TAGGING = Operation("DeleteBucketTagging", "s3:PutBucketTagging", tagging_ops.delete_bucket_tagging)
 
+PUT_CORS = Operation("PutBucketCors", "s3:PutBucketCORS", cors_ops.put_bucket_cors, XML_BODY)
+GET_CORS = Operation("GetBucketCors", "s3:GetBucketCORS", cors_ops.get_bucket_cors)
+# MinIO's name; S3's, s3:PutBucketCORS, also authorizes it (iam/action_names.py).
+DELETE_CORS = Operation("DeleteBucketCors", "s3:DeleteBucketCors", cors_ops.delete_bucket_cors)
+
 # With ?versionId, a read or delete is authorized as the action S3 names for a version.
 _OF_A_VERSION = {
     GET_OBJECT: Operation("GetObject", "s3:GetObjectVersion", object_ops.get_object),
@@ -136,6 +142,9 @@ _BUCKET_SUBRESOURCES = {
     ("PUT", "tagging"): PUT_BUCKET_TAGGING,
     ("GET", "tagging"): GET_BUCKET_TAGGING,
     ("DELETE", "tagging"): DELETE_BUCKET_TAGGING,
+    ("PUT", "cors"): PUT_CORS,
+    ("GET", "cors"): GET_CORS,
+    ("DELETE", "cors"): DELETE_CORS,
 }
 # Object sub-resources we answer, keyed the same way (a versionId names the version they act on).
 _OBJECT_SUBRESOURCES = {

@@ -26,6 +26,7 @@ from ..http.limits import (
 from ..iam import IAM
 from ..lifecycle import BucketRules, LifecycleRunner, LiveTables
 from ..s3 import S3Handler
+from ..s3.cors import BucketCors
 from ..s3.protection import TableGuard
 from ..s3.virtual_hosts import VirtualHosts
 from ..settings import Settings
@@ -61,6 +62,7 @@ class Services:
     lifecycle: LifecycleRunner
     lifecycle_rules: BucketRules
     sse_keys: MasterKeys  # the keys that seal objects' data keys (SSE-S3, SSE-KMS)
+    cors: BucketCors  # each bucket's CORS rules, kept briefly
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=True)
@@ -101,6 +103,7 @@ def open_services(settings: Settings) -> Services:
                                   batch_size=settings.lifecycle_batch_size),
         lifecycle_rules=BucketRules(store),
         sse_keys=sse_keys,
+        cors=BucketCors(store),
     )
 
 
