@@ -15,12 +15,23 @@ from collections.abc import Sequence
 
 from .client import AIStorError
 from .commands.registry import HelpRequested, UsageError, cli_front, execute
+from .commands.results import Content, Result
+
+
+def _show(result: Result, as_json: bool) -> None:
+    if isinstance(result, Content) and not as_json:
+        for chunk in result.chunks:  # an object's bytes as they are, as they arrive (aistor cat)
+            sys.stdout.buffer.write(chunk)
+        sys.stdout.buffer.flush()
+    else:
+        print(result.json() if as_json else result.text())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args, result = execute(argv, cli_front())
+        _show(result, args.json)
     except HelpRequested as help_text:
         print(help_text.text, end="")
         return 0
@@ -30,7 +41,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AIStorError as exc:
         print(f"aistor: {exc.message}", file=sys.stderr)
         return exc.exit_code
-    print(result.json() if args.json else result.text())
     return 0
 
 

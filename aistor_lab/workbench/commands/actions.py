@@ -31,10 +31,13 @@ class UsageError(AIStorError):
 @dataclass
 class Context:
     """What a command runs against: a service (None for local commands) and, in a notebook, the
-    user's namespace."""
+    user's namespace. ``with_alias``: object paths start with an alias (the CLI's); ``progress``: show
+    progress bars (a terminal, not --json)."""
 
     service: ServiceConfig | None
     namespace: dict | None = None
+    with_alias: bool = False
+    progress: bool = False
 
     @cached_property
     def client(self) -> AIStorClient:

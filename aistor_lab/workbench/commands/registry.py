@@ -6,7 +6,12 @@ returns a ``Result`` (results.py) which renders as text, JSON or HTML. The comma
 ``myaistor/SHARE`` for share commands); in notebooks and the side panel the alias is left out
 when the environment names a default service. A ``WAREHOUSE`` argument may be left out when the
 service has a default warehouse (``AISTOR_WAREHOUSE``, or the alias's ``--warehouse``).
-``aistor table warehouse create ...`` (mc's spelling) is accepted too.
+``aistor table warehouse create ...`` (mc's spelling) is accepted too, and so is
+``aistor admin policy ...`` / ``aistor admin user ...``.
+
+The object commands (``mb``, ``ls``, ``cp``, ``anonymous``, ``ilm``...) mirror ``mc``'s: their paths
+carry the service, ``ALIAS/BUCKET/KEY`` in the CLI and ``BUCKET/KEY`` in notebooks
+(object_paths.py); their actions are in object_actions.py and bucket_actions.py.
 """
 
 from __future__ import annotations
@@ -19,10 +24,13 @@ from typing import Any
 from .. import aliases
 from ..client import ServiceConfig
 from . import actions as do
+from . import bucket_actions as bucket_do
+from . import object_actions as object_do
 from .actions import Context, UsageError
 from .results import Result
 
-SERVICE, SHARE, SHARE_OPTIONAL, LOCAL = "service", "share", "share?", "local"
+# PATHS: the service is named by the command's object paths (object_paths.py), not by an ALIAS argument.
+SERVICE, SHARE, SHARE_OPTIONAL, LOCAL, PATHS = "service", "share", "share?", "local", "paths"
 CLI, NOTEBOOK, PANEL = "cli", "notebook", "panel"
 
 
@@ -79,7 +87,7 @@ class Command:
     help: str
     run: Callable[[Context, argparse.Namespace], Result]
     args: Sequence[tuple[tuple[str, ...], dict[str, Any]]] = ()
-    target: str = SERVICE  # SERVICE | SHARE | SHARE_OPTIONAL | LOCAL
+    target: str = SERVICE  # SERVICE | SHARE | SHARE_OPTIONAL | LOCAL | PATHS
     aliases: tuple[str, ...] = ()
     body_dest: str | None = None  # the argument a %%aistor cell body fills
     fronts: frozenset[str] = field(default_factory=lambda: frozenset({CLI, NOTEBOOK, PANEL}))
@@ -94,6 +102,100 @@ TABLE = arg("table", metavar="TABLE")
 # Aliases are the user's own files: not something the side panel changes.
 TERMINAL_AND_NOTEBOOK = frozenset({CLI, NOTEBOOK})
 PROPERTY = arg("--property", "-p", action="append", default=[], metavar="KEY=VALUE", help="repeatable")
+
+# The object commands, as mc's. Their paths name the service (object_paths.py).
+_PATH_HELP = "ALIAS/BUCKET[/PREFIX] (in a notebook with a default service: BUCKET[/PREFIX])"
+TARGET = arg("target", metavar="TARGET", help=_PATH_HELP)
+BUCKET_TARGET = arg("target", metavar="TARGET", help="ALIAS/BUCKET (in a notebook: BUCKET)")
+VERSION_ID = arg("--version-id", "--vid", dest="version_id", metavar="VERSION_ID", help="one version of the object")
+ILM_FLAGS = [
+    arg("--id", help="the rule's ID (default: a new one)"),
+    arg("--prefix", default="", help="only objects under this prefix"),
+    arg("--tags", help="only objects with these tags: key=value&key2=value2"),
+    arg("--size-gt", type=int, metavar="BYTES", help="only objects larger than this"),
+    arg("--size-lt", type=int, metavar="BYTES", help="only objects smaller than this"),
+    arg("--expire-days", type=int, metavar="DAYS", help="expire the current version this many days after creation"),
+    arg("--expire-date", metavar="YYYY-MM-DD", help="expire the current versions on this date"),
+    arg("--expire-delete-marker", action="store_true", help="remove delete markers with no versions behind them"),
+    arg("--noncurrent-expire-days", type=int, metavar="DAYS",
+        help="remove noncurrent versions this many days after they became noncurrent"),
+    arg("--noncurrent-expire-newer", type=int, metavar="COUNT", help="keep this many newest noncurrent versions"),
+    arg("--abort-incomplete-days", type=int, metavar="DAYS", help="abort multipart uploads this many days old"),
+    arg("--disable", action="store_true", help="add the rule disabled"),
+]
+
+OBJECT_COMMANDS: list[Command] = [
+    Command("mb", "make buckets", object_do.make_bucket, [
+        arg("targets", metavar="TARGET", nargs="+", help="ALIAS/BUCKET (in a notebook: BUCKET)"),
+        arg("--with-versioning", action="store_true", help="enable versioning"),
+        arg("--with-lock", "-l", action="store_true", help="enable object lock (and so versioning)"),
+        arg("--ignore-existing", "-p", action="store_true", help="no error when the bucket exists"),
+    ], target=PATHS),
+    Command("rb", "remove buckets", object_do.remove_bucket, [
+        arg("targets", metavar="TARGET", nargs="+", help="ALIAS/BUCKET (in a notebook: BUCKET)"),
+        arg("--force", action="store_true", help="remove every object and version first"),
+    ], target=PATHS),
+    Command("ls", "list buckets, or the objects under a bucket or prefix", object_do.list_objects, [
+        arg("target", metavar="TARGET", nargs="?", default="",
+            help="ALIAS[/BUCKET[/PREFIX]] (in a notebook: [BUCKET[/PREFIX]])"),
+        arg("--recursive", "-r", action="store_true", help="every object under the prefix, not one level"),
+        arg("--versions", action="store_true", help="every version and delete marker"),
+    ], target=PATHS),
+    Command("tree", "the prefixes under a bucket or prefix, as a tree", object_do.tree, [
+        TARGET, arg("--files", "-f", action="store_true", help="the objects too"),
+    ], target=PATHS),
+    Command("cp", "copy files and objects: local -> bucket, bucket -> local, bucket -> bucket", object_do.copy, [
+        arg("paths", metavar="SOURCE... TARGET", nargs="+",
+            help="local paths, or ALIAS/BUCKET/KEY (in a notebook: BUCKET/KEY; local paths there start with "
+                 "/, . or ~, or exist here); a folder keeps its name unless written with a trailing /"),
+        arg("--recursive", "-r", action="store_true", help="folders and prefixes, with everything under them"),
+        VERSION_ID,
+    ], target=PATHS, fronts=TERMINAL_AND_NOTEBOOK),  # local files: not the side panel's business
+    Command("rm", "remove objects", object_do.remove, [
+        arg("targets", metavar="TARGET", nargs="+", help="ALIAS/BUCKET/KEY (in a notebook: BUCKET/KEY)"),
+        arg("--recursive", "-r", action="store_true", help="every object under the prefix (needs --force)"),
+        arg("--force", action="store_true", help="allow a recursive removal"),
+        arg("--versions", action="store_true", help="every version too (not only a delete marker on top)"),
+        VERSION_ID,
+    ], target=PATHS),
+    Command("cat", "write an object's contents", object_do.cat, [TARGET, VERSION_ID], target=PATHS),
+    Command("stat", "size, ETag, type, metadata, version and tags of an object (or a bucket's settings)",
+            object_do.stat, [TARGET, VERSION_ID], target=PATHS),
+    Command("anonymous set", "set anonymous access to a bucket or prefix (a bucket policy, as mc writes it)",
+            bucket_do.anonymous_set, [
+                arg("permission", metavar="PERMISSION", choices=["none", "private", "download", "upload", "public"]),
+                TARGET,
+            ], target=PATHS),
+    Command("anonymous get", "the anonymous access of a bucket or prefix", bucket_do.anonymous_get, [TARGET],
+            target=PATHS),
+    Command("anonymous list", "the anonymous access rules of a bucket", bucket_do.anonymous_list, [TARGET],
+            target=PATHS, aliases=("ls",)),
+    Command("version enable", "enable versioning of a bucket", bucket_do.version_enable, [BUCKET_TARGET],
+            target=PATHS),
+    Command("version suspend", "suspend versioning of a bucket", bucket_do.version_suspend, [BUCKET_TARGET],
+            target=PATHS),
+    Command("version info", "the versioning of a bucket", bucket_do.version_info, [BUCKET_TARGET], target=PATHS),
+    Command("tag set", "set the tags of an object or a bucket", bucket_do.tag_set, [
+        TARGET, arg("tags", metavar="TAGS", help="key=value&key2=value2"), VERSION_ID,
+    ], target=PATHS),
+    Command("tag list", "the tags of an object or a bucket", bucket_do.tag_list, [TARGET, VERSION_ID],
+            target=PATHS, aliases=("ls",)),
+    Command("tag remove", "remove the tags of an object or a bucket", bucket_do.tag_remove, [TARGET, VERSION_ID],
+            target=PATHS, aliases=("rm",)),
+    Command("ilm rule add", "add a lifecycle rule to a bucket", bucket_do.ilm_rule_add, [BUCKET_TARGET, *ILM_FLAGS],
+            target=PATHS),
+    Command("ilm rule list", "the lifecycle rules of a bucket", bucket_do.ilm_rule_list, [BUCKET_TARGET],
+            target=PATHS, aliases=("ls",)),
+    Command("ilm rule remove", "remove a lifecycle rule (--id) or all of them (--all)", bucket_do.ilm_rule_remove,
+            [BUCKET_TARGET, arg("--id"), arg("--all", action="store_true")], target=PATHS, aliases=("rm",)),
+    Command("ilm export", "the lifecycle configuration as JSON (as mc ilm export)", bucket_do.ilm_export,
+            [BUCKET_TARGET], target=PATHS),
+    Command("ilm import", "replace the lifecycle configuration with a JSON document (as mc ilm import)",
+            bucket_do.ilm_import, [
+                BUCKET_TARGET, arg("file", metavar="FILE", nargs="?", help="default: standard input"),
+                arg("--document", help=argparse.SUPPRESS),
+            ], target=PATHS, body_dest="document"),
+]
 
 COMMANDS: list[Command] = [
     Command("warehouse create", "create a warehouse (and its bucket)", do.warehouse_create,
@@ -180,6 +282,7 @@ COMMANDS: list[Command] = [
     Command("alias remove", "forget a service", do.alias_remove, [arg("name", metavar="NAME")], target=LOCAL,
             aliases=("rm",), fronts=TERMINAL_AND_NOTEBOOK),
     Command("status", "whether the service answers, and where it is", do.status),
+    *OBJECT_COMMANDS,
     Command("spark", "bind a SparkSession configured for the service to `spark`", do.spark,
             fronts=frozenset({NOTEBOOK})),
 ]
@@ -194,9 +297,15 @@ GROUP_HELP = {
     "user": "users of the object store",
     "policy": "IAM policies of users",
     "alias": "named services (as mc alias)",
+    "anonymous": "anonymous access to buckets and prefixes (bucket policies, as mc anonymous)",
+    "version": "bucket versioning",
+    "tag": "tags of objects and buckets",
+    "ilm": "lifecycle rules of buckets (as mc ilm)",
+    "ilm rule": "lifecycle rules",
 }
-# mc spells these `mc table warehouse ...`, `mc table namespace ...`, `mc table share ...`.
-_MC_GROUPS = {"warehouse", "namespace", "share"}
+# mc spells these `mc table warehouse ...`, `mc table namespace ...`, `mc table share ...`,
+# and `mc admin policy ...`, `mc admin user ...`.
+_MC_GROUPS = {"table": {"warehouse", "namespace", "share"}, "admin": {"policy", "user"}}
 
 
 def _add_target(parser: argparse.ArgumentParser, command: Command, front: Front) -> None:
@@ -236,9 +345,10 @@ def build_parser(front: Front) -> argparse.ArgumentParser:
 
 
 def mc_compatible(argv: Sequence[str]) -> list[str]:
-    """``table warehouse create ...`` (mc's words) -> ``warehouse create ...``."""
+    """``table warehouse create ...``, ``admin policy create ...`` (mc's words) -> ``warehouse create ...``,
+    ``policy create ...``."""
     argv = list(argv)
-    return argv[1:] if len(argv) > 1 and argv[0] == "table" and argv[1] in _MC_GROUPS else argv
+    return argv[1:] if len(argv) > 1 and argv[1] in _MC_GROUPS.get(argv[0], ()) else argv
 
 
 def _service(front: Front, command: Command, args: argparse.Namespace,
@@ -246,6 +356,8 @@ def _service(front: Front, command: Command, args: argparse.Namespace,
     """The service a command runs against; splits ``ALIAS/SHARE`` into ``args.share``."""
     if command.target == LOCAL:
         return None
+    if command.target == PATHS:  # the paths name it; a notebook's default, if any, is for paths without alias
+        return default or ServiceConfig.from_env()
     alias = getattr(args, "alias", None)
     if command.target in (SHARE, SHARE_OPTIONAL):
         value = args.share or ""
@@ -295,7 +407,8 @@ def execute(argv: Sequence[str], front: Front, *, service: ServiceConfig | None 
     try:
         if body is not None and body.strip():
             _fill_from_body(command, args, body)
-        context = Context(_service(front, command, args, service), namespace)
+        context = Context(_service(front, command, args, service), namespace, with_alias=front.with_alias,
+                          progress=front.name == CLI and not args.json)
         _default_warehouse(command, args, context.service)
         return args, command.run(context, args)
     except UsageError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 
@@ -152,3 +152,48 @@ class Sections(Result):
         return "".join(
             (f"<h4>{html.escape(title)}</h4>" if title else "") + part.html() for title, part in self.parts
         )
+
+
+class Records(Result):
+    """The several results of one object command, as mc prints them: a line of text each, and with
+    ``--json`` one JSON document a line (``data()`` is their list). ``table``: the notebook's view."""
+
+    def __init__(self, lines: Sequence[str], records: Sequence[Any], table: Result | None = None,
+                 empty: str = ""):
+        self.lines = list(lines)
+        self.records = list(records)
+        self._table = table
+        self.empty = empty
+
+    def text(self) -> str:
+        return "\n".join(self.lines) if self.lines else self.empty
+
+    def data(self) -> Any:
+        return self.records
+
+    def json(self) -> str:
+        return "\n".join(json.dumps(record, default=str) for record in self.records)
+
+    def html(self) -> str:
+        return self._table.html() if self._table is not None else super().html()
+
+
+class Content(Result):
+    """An object's bytes (``cat``): the CLI writes them as they are, as they arrive; elsewhere they show
+    as text. ``data()`` reads them too: one reading, whichever comes first."""
+
+    def __init__(self, chunks: Iterable[bytes], about: dict):
+        self.chunks = iter(chunks)
+        self._about = about
+        self._read: bytes | None = None
+
+    def raw(self) -> bytes:
+        if self._read is None:
+            self._read = b"".join(self.chunks)
+        return self._read
+
+    def text(self) -> str:
+        return self.raw().decode("utf-8", "replace")
+
+    def data(self) -> Any:
+        return {**self._about, "content": self.text()}
