@@ -11,6 +11,8 @@ import xml.etree.ElementTree as ET
 import pytest
 import requests
 from botocore.exceptions import ClientError
+from hypothesis import given
+from hypothesis import strategies as st
 
 from aistor_lab.s3.cors import parse, requested_headers
 from aistor_lab.s3.errors import S3Error
@@ -286,6 +288,22 @@ def _configuration(*origins: str, headers: str = ""):
 ])
 def test_origin_patterns(pattern, origin, matches):
     assert (_configuration(pattern).match(origin, "GET", []) is not None) == matches
+
+
+_TEXT = st.text(st.characters(min_codepoint=32, max_codepoint=126, exclude_characters="*<>&"), max_size=12)
+
+
+@given(prefix=_TEXT, suffix=_TEXT, origin=_TEXT, wildcard=st.booleans())
+def test_an_origin_pattern_is_a_prefix_and_a_suffix(prefix, suffix, origin, wildcard):
+    """With a ``*`` a pattern matches what starts with the text before it and ends with the text
+    after it, the two not overlapping; without one, only itself. No other character is special."""
+    pattern = prefix + "*" + suffix if wildcard else prefix
+    rule = _configuration(pattern.strip()).rules[0]
+    pattern = rule.allowed_origins[0]
+    before, star, after = pattern.partition("*")
+    expected = (origin.startswith(before) and origin.endswith(after) and len(origin) >= len(before) + len(after)
+                if star else origin == pattern)
+    assert rule.matches(origin, "GET", []) == expected
 
 
 def test_header_patterns_ignore_case():
