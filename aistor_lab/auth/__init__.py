@@ -25,6 +25,9 @@ Interface (used by the S3 API, the admin API and later the Iceberg catalog):
         verifies what the headers prove (raises AuthError) and ``.finish(body) -> payload`` the rest,
         so that a server reads the body of known callers only (staged.py).
 
+    verify_form(fields, secrets) -> access key / is_signed_form(fields) / SIGNATURE_FIELDS
+        the policy signature of a browser-upload form (S3 POST Object), its field names in lower case.
+
     header_text(value) -> str
         a header value as the text the client sent (UTF-8 bytes that tornado decoded as latin-1).
 """
@@ -32,9 +35,11 @@ Interface (used by the S3 API, the admin API and later the Iceberg catalog):
 from .canonical import header_text
 from .errors import AuthError
 from .payload import BodyDecoder, body_decoder
+from .post_form import SIGNATURE_FIELDS, is_signed_form, verify_form
 from .sigv4 import AuthResult, verify_request
 from .staged import StagedVerification
 
 __all__ = [
-    "AuthError", "AuthResult", "BodyDecoder", "StagedVerification", "body_decoder", "header_text", "verify_request",
+    "SIGNATURE_FIELDS", "AuthError", "AuthResult", "BodyDecoder", "StagedVerification", "body_decoder", "header_text",
+    "is_signed_form", "verify_form", "verify_request",
 ]

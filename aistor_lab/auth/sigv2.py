@@ -89,13 +89,16 @@ def verify_presigned_v2(
     subresources = _subresources(request.query)
     signature = params["Signature"]
     for path in _resource_paths(resource_path or request.raw_path):
-        string_to_sign = f"{head}{amz_headers}{path}{subresources}"
-        digest = hmac.new(secret.encode(), string_to_sign.encode(), hashlib.sha1).digest()
-        if same_signature(base64.b64encode(digest).decode(), signature):
+        if same_signature(sign_v2(secret, f"{head}{amz_headers}{path}{subresources}"), signature):
             return AuthResult(
                 params["AWSAccessKeyId"], "query-v2", "", service, "", "", UNSIGNED_PAYLOAD, b"", signature
             )
     raise signature_mismatch()
+
+
+def sign_v2(secret: str, string_to_sign: str) -> str:
+    """A SigV2 signature: the HMAC-SHA1 of ``string_to_sign``, base64."""
+    return base64.b64encode(hmac.new(secret.encode(), string_to_sign.encode(), hashlib.sha1).digest()).decode()
 
 
 def _resource_paths(raw_path: str) -> list[str]:

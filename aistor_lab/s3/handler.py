@@ -25,6 +25,7 @@ from . import cors_ops, routes, sse
 from .checksums import BodyChecksums
 from .errors import S3Error
 from .names import check_visible_bucket, parse_query, split_path
+from .post_object import FormUpload
 from .unsupported_headers import refuse_unsupported_headers
 from .virtual_hosts import bucket_of_host
 from .xmlio import MAX_XML_BODY
@@ -63,6 +64,7 @@ class S3Handler(RequestHandler):
         self._decoder = None
         self._body_error: Exception | None = None
         self._stall: StallWatch | None = None
+        self.form: FormUpload | None = None  # a POST Object's form, read as it streams
         self.cors_headers: dict[str, str] = {}  # of the CORS rule the request's Origin matches
 
     # -- request lifecycle ------------------------------------------------------------------
@@ -100,6 +102,12 @@ class S3Handler(RequestHandler):
             self.operation = routes.resolve(
                 self.request.method, self.bucket, self.key, self.query, self.request.headers
             )
+            if self.operation.body == routes.FORM_BODY:
+                # A form authenticates itself, by its fields (post_object), and may be large.
+                self.form = FormUpload(self)
+                self.request.connection.set_body_timeout(None)
+                self._stall = StallWatch(self.request.connection, self.services.settings.body_timeout_seconds)
+                return
             self.session = self._session()
             auth = verify_request(
                 self.request.method,
@@ -135,9 +143,11 @@ class S3Handler(RequestHandler):
             else:
                 self.send_s3_error(exc, closing=True)
 
-    def data_received(self, chunk: bytes) -> None:
+    def data_received(self, chunk: bytes):
         if self._stall is not None:
             self._stall.touch()
+        if self.form is not None and not self._finished and self._body_error is None:
+            return self._receive_form(chunk)
         if self._finished or self._body_error is not None or self._decoder is None:  # None: a preflight's body
             return
         try:
@@ -154,12 +164,22 @@ class S3Handler(RequestHandler):
         except Exception as exc:  # noqa: BLE001 - reported once the body is over
             self._body_error = exc
 
+    async def _receive_form(self, chunk: bytes) -> None:
+        try:
+            await self.form.feed(chunk)
+        except Exception as exc:  # noqa: BLE001 - an error of the form's fields or file
+            if self.form.little_left():
+                self._body_error = exc  # answered once the body is in, as above
+            else:
+                self.send_s3_error(exc, closing=True)
+
     async def _run(self) -> None:
         self._stop_stall_watch()
         try:
             if self._body_error is not None:
                 raise self._body_error
-            self.trailers = self._decoder.finish()
+            if self._decoder is not None:  # None: a form's body (FormUpload)
+                self.trailers = self._decoder.finish()
             await self.operation.run(self)
         except Exception as exc:  # noqa: BLE001 - every failure becomes an S3 error
             self.send_s3_error(exc)

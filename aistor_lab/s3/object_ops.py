@@ -69,6 +69,13 @@ def set_checksum_headers(req: S3Handler, checksums: Mapping[str, str], kind: str
 
 
 async def put_object(req: S3Handler) -> None:
+    await write_staged(req)
+    req.send_empty()
+
+
+async def write_staged(req: S3Handler) -> ObjectInfo:
+    """Commit the staged body as ``req.key``, as the request's headers describe it, and set the
+    answer's headers of the write (PutObject, and POST Object whose form fields are its headers)."""
     check_key(req.key)
     staging = req.take_staging()
     try:
@@ -97,7 +104,7 @@ async def put_object(req: S3Handler) -> None:
     set_checksum_headers(req, checksums)
     await set_expiration_header(req, info)
     set_encryption_headers(req, info.encryption)
-    req.send_empty()
+    return info
 
 
 def _set_object_headers(req: S3Handler, info: ObjectInfo) -> None:

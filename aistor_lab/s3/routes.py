@@ -15,6 +15,7 @@ from . import (
     multipart_ops,
     object_lock_ops,
     object_ops,
+    post_object,
     tagging_ops,
     versioning_ops,
 )
@@ -23,8 +24,8 @@ from .errors import S3Error
 if TYPE_CHECKING:
     from .handler import S3Handler
 
-# How an operation takes its request body.
-NO_BODY, XML_BODY, STREAM_BODY = "none", "xml", "stream"
+# How an operation takes its request body (FORM_BODY: a multipart/form-data upload, post_object).
+NO_BODY, XML_BODY, STREAM_BODY, FORM_BODY = "none", "xml", "stream", "form"
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,8 @@ GET_LOCK_CONFIG = Operation(
 )
 
 PUT_OBJECT = Operation("PutObject", "s3:PutObject", object_ops.put_object, STREAM_BODY)
+# Authorized as s3:PutObject once the form's fields name the key and the caller.
+POST_OBJECT = Operation("PostObject", None, post_object.post_object, FORM_BODY)
 COPY_OBJECT = Operation("CopyObject", "s3:PutObject", object_ops.copy_object)
 GET_OBJECT = Operation("GetObject", "s3:GetObject", object_ops.get_object)
 HEAD_OBJECT = Operation("HeadObject", "s3:GetObject", object_ops.get_object)
@@ -183,7 +186,8 @@ def _bucket_operation(method: str, query: dict[str, str]) -> Operation:
     if operation is not None:
         return operation
     _refuse_unimplemented(query)
-    plain = {"GET": LIST_OBJECTS, "PUT": CREATE_BUCKET, "DELETE": DELETE_BUCKET, "HEAD": HEAD_BUCKET}
+    plain = {"GET": LIST_OBJECTS, "PUT": CREATE_BUCKET, "DELETE": DELETE_BUCKET, "HEAD": HEAD_BUCKET,
+             "POST": POST_OBJECT}
     if method in plain:
         return plain[method]
     raise S3Error("MethodNotAllowed", "The specified method is not allowed against this resource.")

@@ -25,7 +25,7 @@ _READS = frozenset({"GetObject", "HeadObject", "GetObjectAttributes"})
 
 def request_params(operation: str, headers: Mapping[str, str]) -> EncryptionParams:
     """What the request's SSE headers say, for the operations that take them (others ignore them)."""
-    if operation in ("PutObject", "CreateMultipartUpload"):
+    if operation in ("PutObject", "PostObject", "CreateMultipartUpload"):
         return EncryptionParams(write=write_request(headers))
     if operation == "CopyObject":
         return EncryptionParams(

@@ -30,11 +30,11 @@ from .errors import S3Error
 
 # Operations whose request may carry the headers below.
 WRITE_OPERATIONS = frozenset(
-    {"PutObject", "CopyObject", "CreateMultipartUpload", "UploadPart", "UploadPartCopy"}
+    {"PutObject", "PostObject", "CopyObject", "CreateMultipartUpload", "UploadPart", "UploadPartCopy"}
 )
 
 _NOT_IMPLEMENTED = frozenset({"x-amz-website-redirect-location", "x-amz-write-offset-bytes"})
-_LOCKING_OPERATIONS = frozenset({"PutObject", "CopyObject", "CreateMultipartUpload"})
+_LOCKING_OPERATIONS = frozenset({"PutObject", "PostObject", "CopyObject", "CreateMultipartUpload"})
 _OWNER_ONLY_ACLS = frozenset({"private", "bucket-owner-full-control"})
 _DELETE_CONDITIONS = ("x-amz-if-match-last-modified-time", "x-amz-if-match-size")
 
