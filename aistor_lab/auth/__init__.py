@@ -25,6 +25,9 @@ Interface (used by the S3 API, the admin API and later the Iceberg catalog):
         verifies what the headers prove (raises AuthError) and ``.finish(body) -> payload`` the rest,
         so that a server reads the body of known callers only (staged.py).
 
+    is_signed(headers, params) -> bool / anonymous_request(headers) -> AuthResult
+        whether a request carries credentials; what an unsigned one proves (access key "").
+
     verify_form(fields, secrets) -> access key / is_signed_form(fields) / SIGNATURE_FIELDS
         the policy signature of a browser-upload form (S3 POST Object), its field names in lower case.
 
@@ -36,10 +39,10 @@ from .canonical import header_text
 from .errors import AuthError
 from .payload import BodyDecoder, body_decoder
 from .post_form import SIGNATURE_FIELDS, is_signed_form, verify_form
-from .sigv4 import AuthResult, verify_request
+from .sigv4 import AuthResult, anonymous_request, is_signed, verify_request
 from .staged import StagedVerification
 
 __all__ = [
-    "SIGNATURE_FIELDS", "AuthError", "AuthResult", "BodyDecoder", "StagedVerification", "body_decoder", "header_text",
-    "is_signed_form", "verify_form", "verify_request",
+    "SIGNATURE_FIELDS", "AuthError", "AuthResult", "BodyDecoder", "StagedVerification", "anonymous_request",
+    "body_decoder", "header_text", "is_signed", "is_signed_form", "verify_form", "verify_request",
 ]

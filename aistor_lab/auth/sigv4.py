@@ -26,6 +26,8 @@ from .result import AuthResult
 from .signing import (
     ALGORITHM,
     PAYLOAD_MARKERS,
+    STREAMING_SIGNED,
+    STREAMING_SIGNED_TRAILER,
     UNSIGNED_PAYLOAD,
     Secrets,
     is_sha256_hex,
@@ -38,7 +40,7 @@ from .signing import (
 )
 from .sigv2 import verify_presigned_v2
 
-__all__ = ["AuthResult", "check_credential", "verify_request"]
+__all__ = ["AuthResult", "anonymous_request", "check_credential", "is_signed", "verify_request"]
 
 HEADER_MALFORMED = "AuthorizationHeaderMalformed"
 QUERY_MALFORMED = "AuthorizationQueryParametersError"
@@ -52,6 +54,26 @@ _QUERY_V4_PARAMS = (
     "X-Amz-SignedHeaders",
     "X-Amz-Signature",
 )
+# Any of these in a query makes it a presigned one (then checked whole, or refused).
+_PRESIGN_V4_PARAMS = ("X-Amz-Algorithm", "X-Amz-Credential")
+_PRESIGN_V2_PARAMS = ("AWSAccessKeyId", "Signature")
+_PRESIGN_PARAMS = _PRESIGN_V4_PARAMS + _PRESIGN_V2_PARAMS
+
+
+def is_signed(headers: Mapping[str, str], params: Mapping[str, str]) -> bool:
+    """Whether a request carries credentials at all (else it is anonymous): an Authorization header,
+    or a presigned query's parameters. ``params``: the decoded query."""
+    return bool(headers.get("Authorization")) or any(name in params for name in _PRESIGN_PARAMS)
+
+
+def anonymous_request(headers: Mapping[str, str]) -> AuthResult:
+    """What an unsigned request proves: nobody, and a body hash it may state for itself. A body
+    framed with chunk signatures cannot be anonymous: nothing signs its chunks."""
+    payload = headers.get("x-amz-content-sha256") or UNSIGNED_PAYLOAD
+    if payload in (STREAMING_SIGNED, STREAMING_SIGNED_TRAILER):
+        raise AuthError("AccessDenied", "A body with chunk signatures needs a signed request.")
+    return AuthResult(access_key="", kind="anonymous", region="", service="", date="", amz_date="",
+                      payload=payload, signing_key=b"", seed_signature="")
 
 
 def verify_request(
@@ -75,8 +97,8 @@ def verify_request(
     now = time.time() if now is None else now
     request = RequestParts.parse(method, raw_path, raw_query, headers)
     authorization = headers.get("Authorization")
-    presigned_v4 = "X-Amz-Algorithm" in request.params or "X-Amz-Credential" in request.params
-    presigned_v2 = "AWSAccessKeyId" in request.params or "Signature" in request.params
+    presigned_v4 = any(name in request.params for name in _PRESIGN_V4_PARAMS)
+    presigned_v2 = any(name in request.params for name in _PRESIGN_V2_PARAMS)
     if authorization and (presigned_v4 or presigned_v2):
         raise AuthError(
             "InvalidArgument",

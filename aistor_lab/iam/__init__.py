@@ -22,6 +22,7 @@ from .arns import (
     table_arn,
     warehouse_arn,
 )
+from .bucket_policy import is_public, parse_bucket_policy
 from .builtin import BUILTIN_POLICIES
 from .errors import (
     IAMError,
@@ -33,12 +34,14 @@ from .errors import (
     UserAlreadyExists,
 )
 from .policy import Policy, is_allowed
+from .principals import ANONYMOUS
 from .users import DISABLED, ENABLED, IAM
 
 __all__ = [
     "ADMIN_RESOURCE",
     "ALL_BUCKETS",
     "ALL_WAREHOUSES",
+    "ANONYMOUS",
     "BUILTIN_POLICIES",
     "DISABLED",
     "ENABLED",
@@ -55,7 +58,9 @@ __all__ = [
     "UserAlreadyExists",
     "entry_arns",
     "is_allowed",
+    "is_public",
     "namespace_arns",
+    "parse_bucket_policy",
     "s3_arn",
     "table_arn",
     "warehouse_arn",

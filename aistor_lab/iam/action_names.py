@@ -43,6 +43,11 @@ _S3 = """
     PutObjectVersionTagging PutReplicationConfiguration ReplicateDelete ReplicateObject
     ReplicateObjectAnnotation ReplicateTags ResetBucketReplicationState RestoreObject UpdateObjectEncryption
 """
+# AWS S3 names MinIO's grammar lacks, for the ACL, public access block and ownership operations.
+_S3_ACCESS = """
+    GetBucketAcl PutBucketAcl GetObjectAcl PutObjectAcl GetObjectVersionAcl PutObjectVersionAcl
+    GetBucketPublicAccessBlock PutBucketPublicAccessBlock GetBucketOwnershipControls PutBucketOwnershipControls
+"""
 _S3TABLES = """
     CreateFunction CreateNamespace CreateTable CreateView DeleteFunction DeleteNamespace DeleteTable
     DeleteTableAnnotation DeleteTableEncryption DeleteTablePolicy DeleteView GetConfig GetFunction
@@ -117,7 +122,7 @@ _ALIAS_PAIRS = [
 ]
 
 KNOWN_ACTIONS: frozenset[str] = frozenset({
-    *_names("s3", _S3), "s3express:CreateSession",
+    *_names("s3", _S3), *_names("s3", _S3_ACCESS), "s3express:CreateSession",
     *_names("s3tables", _S3TABLES), *_names("admin", _ADMIN), *_names("kms", _KMS), *_names("sts", _STS),
     *(name for pair in _ALIAS_PAIRS for name in pair),
 })
@@ -131,6 +136,8 @@ _ALSO: dict[str, list[str]] = {
     "admin:gettableshareaudit": [_DELTA_SHARING],
     "s3:listbucketversions": ["s3:ListBucket"],
     "s3:getobjectversion": ["s3:GetObject"],
+    "s3:getobjectversionacl": ["s3:GetObjectAcl"],
+    "s3:putobjectversionacl": ["s3:PutObjectAcl"],
     "s3:deletebucketcors": ["s3:PutBucketCors"],
 }
 for _first, _second in _ALIAS_PAIRS:

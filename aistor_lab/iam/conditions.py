@@ -1,7 +1,9 @@
 """The Condition element of policy statements: operators over request context keys.
 
 Supported operators (names case-insensitive): StringEquals, StringNotEquals, StringEqualsIgnoreCase,
-StringNotEqualsIgnoreCase, StringLike, StringNotLike, Bool, each also as ``...IfExists``, and Null.
+StringNotEqualsIgnoreCase, StringLike, StringNotLike, Bool, IpAddress, NotIpAddress (CIDR blocks,
+for ``aws:SourceIp``), NumericEquals, NumericNotEquals, NumericLessThan[Equals],
+NumericGreaterThan[Equals] (for ``s3:max-keys``), each also as ``...IfExists``, and Null.
 Context keys (``s3:prefix``, ``aws:username``...) are case-insensitive, values case-sensitive.
 
 As in AWS: a positive operator is false when the key is absent from the request, a negated one
@@ -10,7 +12,9 @@ As in AWS: a positive operator is false when the key is absent from the request,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import ipaddress
+import operator as op
+from collections.abc import Callable, Mapping
 
 from .errors import MalformedPolicy
 from .patterns import Context, PatternSet
@@ -25,10 +29,22 @@ _STRING_OPERATORS = {
     "stringnotlike": (True, False, True),
     "bool": (False, True, False),
 }
+# Operator name (lower case) -> (comparison of the request's number with the policy's, negated).
+_NUMERIC_OPERATORS: dict[str, tuple[Callable[[float, float], bool], bool]] = {
+    "numericequals": (op.eq, False),
+    "numericnotequals": (op.eq, True),
+    "numericlessthan": (op.lt, False),
+    "numericlessthanequals": (op.le, False),
+    "numericgreaterthan": (op.gt, False),
+    "numericgreaterthanequals": (op.ge, False),
+}
+_IP_OPERATORS = {"ipaddress": False, "notipaddress": True}
 _IF_EXISTS = "ifexists"
 SUPPORTED_OPERATORS = (
     "StringEquals, StringNotEquals, StringEqualsIgnoreCase, StringNotEqualsIgnoreCase, StringLike, "
-    "StringNotLike, Bool (each also with the IfExists suffix), Null"
+    "StringNotLike, Bool, IpAddress, NotIpAddress, NumericEquals, NumericNotEquals, NumericLessThan, "
+    "NumericLessThanEquals, NumericGreaterThan, NumericGreaterThanEquals (each also with the IfExists "
+    "suffix), Null"
 )
 
 
@@ -50,6 +66,64 @@ class StringCondition:
         return found != self._negated
 
 
+class _ComparingCondition:
+    """A condition holding when any of the request's values compares true with any policy value."""
+
+    __slots__ = ("_if_exists", "_negated", "_values", "key")
+
+    def __init__(self, key: str, values: list, *, negated: bool, if_exists: bool):
+        self.key = key
+        self._values = values
+        self._negated = negated
+        self._if_exists = if_exists
+
+    def holds(self, context: Context) -> bool:
+        actual = context.get(self.key)
+        if not actual:
+            return self._if_exists or self._negated
+        found = any(self._compare(value, wanted) for value in actual for wanted in self._values)
+        return found != self._negated
+
+    def _compare(self, value: str, wanted) -> bool:
+        raise NotImplementedError
+
+
+class NumericCondition(_ComparingCondition):
+    __slots__ = ("_operator",)
+
+    def __init__(self, key: str, values: list[str], where: str, *, compare: Callable[[float, float], bool],
+                 negated: bool, if_exists: bool):
+        try:
+            numbers = [float(value) for value in values]
+        except ValueError:
+            raise MalformedPolicy(f"{where}: numeric conditions take numbers") from None
+        super().__init__(key, numbers, negated=negated, if_exists=if_exists)
+        self._operator = compare
+
+    def _compare(self, value: str, wanted: float) -> bool:
+        try:
+            return self._operator(float(value), wanted)
+        except ValueError:
+            return False  # a request value that is no number matches no numeric condition
+
+
+class IpCondition(_ComparingCondition):
+    __slots__ = ()
+
+    def __init__(self, key: str, values: list[str], where: str, *, negated: bool, if_exists: bool):
+        try:
+            networks = [ipaddress.ip_network(value, strict=False) for value in values]
+        except ValueError:
+            raise MalformedPolicy(f"{where}: IpAddress conditions take CIDR blocks like 192.0.2.0/24") from None
+        super().__init__(key, networks, negated=negated, if_exists=if_exists)
+
+    def _compare(self, value: str, wanted) -> bool:
+        try:
+            return ipaddress.ip_address(value) in wanted
+        except ValueError:
+            return False
+
+
 class NullCondition:
     """``Null: {key: "true"}`` holds when the key is absent, ``"false"`` when it is present."""
 
@@ -63,7 +137,7 @@ class NullCondition:
         return (not context.get(self.key)) == self._want_absent
 
 
-Condition = StringCondition | NullCondition
+Condition = StringCondition | NumericCondition | IpCondition | NullCondition
 
 
 def _as_strings(value: object, where: str) -> list[str]:
@@ -104,6 +178,11 @@ def _condition(name: str, key: str, values: list[str], where: str, operator: str
         return NullCondition(key, values[0].lower() == "true")
     if_exists = name.endswith(_IF_EXISTS)
     base = name.removesuffix(_IF_EXISTS) if if_exists else name
+    if base in _NUMERIC_OPERATORS:
+        compare, negated = _NUMERIC_OPERATORS[base]
+        return NumericCondition(key, values, where, compare=compare, negated=negated, if_exists=if_exists)
+    if base in _IP_OPERATORS:
+        return IpCondition(key, values, where, negated=_IP_OPERATORS[base], if_exists=if_exists)
     if base not in _STRING_OPERATORS:
         raise MalformedPolicy(f"{where}: unsupported condition operator {operator!r}; supported: "
                               f"{SUPPORTED_OPERATORS}")

@@ -43,7 +43,8 @@ from .errors import (
     PolicyInUse,
     UserAlreadyExists,
 )
-from .policy import Policy, RequestContext, is_allowed
+from .policy import ALLOW, DENY, Policy, RequestContext, decide, is_allowed
+from .principals import ANONYMOUS
 from .sealing import TokenSealer
 from .session_credentials import Sessions
 
@@ -122,28 +123,43 @@ class IAM:
 
     def is_allowed(self, access_key: str, action: str, resource: str,
                    context: RequestContext | None = None, *, session_policy: Policy | None = None,
-                   other_names: Sequence[str] = ()) -> bool:
-        """May ``access_key`` do ``action`` (``s3:GetObject``) on ``resource`` (an ARN, see arns.py)?
+                   other_names: Sequence[str] = (), bucket_policy: Policy | None = None,
+                   granted: Callable[[], bool] | None = None) -> bool:
+        """May ``access_key`` (``ANONYMOUS`` for an unsigned request) do ``action`` (``s3:GetObject``)
+        on ``resource`` (an ARN, see arns.py)?
 
         ``context`` holds condition keys such as ``s3:prefix``; ``aws:username`` is set here.
         ``session_policy``: a temporary session's own limit (session_credentials.py), which must allow it too.
         ``other_names``: more ARNs of the same resource (a table's by uuid): see policy.is_allowed.
+        ``bucket_policy``: the policy of the bucket the request acts on, whose statements naming the
+        caller count beside the caller's own policies: an explicit Deny in either wins, else an Allow
+        in either allows. ``granted``: asked last, whether an ACL grants it (s3/access.py).
+        The root user is allowed everything outside the system bucket, whatever a bucket policy
+        says (as MinIO's owner): no policy can lock the service's owner out.
         Nothing in the system bucket is ever allowed, root included: it holds the secrets.
         """
         if resource.startswith(_S3_ARN) and self._is_system_bucket(resource[len(_S3_ARN):].partition("/")[0]):
             return False
         names = (resource, *other_names) if other_names else resource
-        if session_policy is not None and not is_allowed(
-            [session_policy], action, names, {**(context or {}), "aws:username": access_key}
-        ):
+        context = {**(context or {}), "aws:username": access_key}
+        if session_policy is not None and not is_allowed([session_policy], action, names, context):
             return False
         if self.is_root(access_key):
             return True
-        user = self._cached_user(access_key)
-        if user is None or user.status != ENABLED:
+        by_bucket = decide([bucket_policy], action, names, context, access_key=access_key) if bucket_policy else None
+        if by_bucket == DENY:
             return False
-        policies = [p for p in map(self._cached_policy, user.policies) if p is not None]
-        return is_allowed(policies, action, names, {**(context or {}), "aws:username": access_key})
+        if access_key == ANONYMOUS:
+            by_identity = None
+        else:
+            user = self._cached_user(access_key)
+            if user is None or user.status != ENABLED:
+                return False
+            policies = [p for p in map(self._cached_policy, user.policies) if p is not None]
+            by_identity = decide(policies, action, names, context)
+            if by_identity == DENY:
+                return False
+        return ALLOW in (by_identity, by_bucket) or (granted is not None and granted())
 
     def _cached_user(self, access_key: str) -> User | None:
         return self._user_cache.get_or_load(access_key, lambda: self._load_user(access_key))

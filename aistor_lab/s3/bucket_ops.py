@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from ..store import ObjectInfo
+from .acl import PRIVATE, Acl
+from .acl_ops import ACL_HEADER, checked_write_acl, ownership_of_create
+from .bucket_access import OWNERSHIP
 from .errors import S3Error
 from .names import check_bucket_name
 from .object_lock_ops import enable_on_new_bucket, object_lock_requested
@@ -64,16 +67,26 @@ async def create_bucket(req: S3Handler) -> None:
     check_bucket_name(req.bucket)
     if req.body.strip():
         parse_xml(bytes(req.body), "CreateBucketConfiguration")  # location is accepted and ignored
+    ownership = ownership_of_create(req)
+    canned = checked_write_acl(req, None, req.request.headers.get(ACL_HEADER))
+    if ownership == "BucketOwnerEnforced" and canned != PRIVATE:
+        raise S3Error("InvalidBucketAclWithObjectOwnership",
+                      "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting")
     if object_lock_requested(req):
         await enable_on_new_bucket(req)
     else:
         await req.run_blocking(req.store.create_bucket, req.bucket)
+    # The creator owns the bucket (its ACL answers name them).
+    await req.run_blocking(req.services.bucket_access.put_acl, req.bucket, Acl(req.access_key, canned))
+    if ownership is not None:
+        await req.run_blocking(req.services.bucket_access.put, req.bucket, OWNERSHIP, ownership.encode())
     req.set_header("Location", "/" + req.bucket)
     req.send_empty()
 
 
 async def delete_bucket(req: S3Handler) -> None:
     await req.run_blocking(req.store.delete_bucket, req.bucket)
+    req.services.bucket_access.forget(req.bucket)
     req.send_empty(204)
 
 

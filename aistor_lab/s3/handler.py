@@ -16,12 +16,13 @@ from tornado.ioloop import IOLoop
 from tornado.iostream import StreamClosedError
 from tornado.web import RequestHandler, stream_request_body
 
-from ..auth import body_decoder, verify_request
+from ..auth import anonymous_request, body_decoder, is_signed, verify_request
 from ..http.limits import DRAIN_LIMIT, StallWatch
+from ..iam import ANONYMOUS
 from ..iam.session_credentials import SessionCredentials
 from ..store import MAX_PART_SIZE
 from ..store.encryption import EncryptionParams
-from . import cors_ops, routes, sse
+from . import authorization, cors_ops, routes, sse
 from .checksums import BodyChecksums
 from .errors import S3Error
 from .names import check_visible_bucket, parse_query, split_path
@@ -55,7 +56,7 @@ class S3Handler(RequestHandler):
         self.sse = EncryptionParams()
         self.request_id = uuid.uuid4().hex[:16].upper()
         self.operation: routes.Operation | None = None
-        self.access_key = ""
+        self.access_key = ANONYMOUS  # until a signature names the caller
         self.session: SessionCredentials | None = None
         self.staging = None
         self.checksums: BodyChecksums | None = None
@@ -108,20 +109,23 @@ class S3Handler(RequestHandler):
                 self.request.connection.set_body_timeout(None)
                 self._stall = StallWatch(self.request.connection, self.services.settings.body_timeout_seconds)
                 return
-            self.session = self._session()
-            auth = verify_request(
-                self.request.method,
-                self.request.path,
-                self.request.query,
-                self.request.headers,
-                self.session.secret_for if self.session else self.services.iam.secret_for,
-                service="s3",
-                max_skew=self.services.settings.max_clock_skew_seconds,
-                # SigV2 signs ``/BUCKET/KEY`` whatever the addressing; SigV4 the path as sent.
-                resource_path=None if host_bucket is None else f"/{host_bucket}{self.request.path}",
-            )
-            # A session acts for its parent user, within its own policy (see authorize).
-            self.access_key = self.session.parent if self.session else auth.access_key
+            if is_signed(self.request.headers, self.query):
+                self.session = self._session()
+                auth = verify_request(
+                    self.request.method,
+                    self.request.path,
+                    self.request.query,
+                    self.request.headers,
+                    self.session.secret_for if self.session else self.services.iam.secret_for,
+                    service="s3",
+                    max_skew=self.services.settings.max_clock_skew_seconds,
+                    # SigV2 signs ``/BUCKET/KEY`` whatever the addressing; SigV4 the path as sent.
+                    resource_path=None if host_bucket is None else f"/{host_bucket}{self.request.path}",
+                )
+                # A session acts for its parent user, within its own policy (see authorize).
+                self.access_key = self.session.parent if self.session else auth.access_key
+            else:
+                auth = anonymous_request(self.request.headers)  # access key ANONYMOUS: see authorize
             if self.operation.action:
                 self.authorize(self.operation.action, self.bucket, self.key, self.list_context())
             refuse_unsupported_headers(self.operation.name, self.request.headers)
@@ -217,10 +221,8 @@ class S3Handler(RequestHandler):
         return await IOLoop.current().run_in_executor(self.services.executor, functools.partial(fn, *args, **kwargs))
 
     def authorize(self, action: str, bucket: str, key: str = "", context: dict | None = None) -> None:
-        resource = "arn:aws:s3:::" + (f"{bucket}/{key}" if key else bucket or "*")
-        session_policy = self.session.policy if self.session else None
-        if not self.services.iam.is_allowed(self.access_key, action, resource, context,
-                                            session_policy=session_policy):
+        """Raises AccessDenied unless the caller may (rules in authorization.py)."""
+        if not authorization.is_allowed(self, action, bucket, key, context):
             raise S3Error("AccessDenied", "Access Denied.")
 
     def list_context(self) -> dict[str, str]:

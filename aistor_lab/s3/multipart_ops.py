@@ -13,10 +13,10 @@ from .names import check_key
 from .object_lock_ops import lock_of_write
 from .object_ops import (
     copy_source_info,
-    object_attributes,
     parse_copy_source,
     part_number,
     set_checksum_headers,
+    write_attributes,
 )
 from .object_versions import set_written_version
 from .preconditions import parse_copy_range, write_condition
@@ -38,7 +38,7 @@ def _max(req: S3Handler, name: str, default: int = 1000) -> int:
 
 async def create_upload(req: S3Handler) -> None:
     check_key(req.key)
-    content_type, metadata, stored = object_attributes(req.request.headers)
+    content_type, metadata, stored = write_attributes(req)
     algorithm = normalize_algorithm(req.request.headers.get("x-amz-checksum-algorithm"))
     kind = upload_checksum_type(algorithm, req.request.headers.get(TYPE_HEADER))
     lock = await lock_of_write(req)

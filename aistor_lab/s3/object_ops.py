@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..http.limits import StallWatch
 from ..store import MAX_PART_NUMBER, DeleteMarkerVersion, DeleteResult, NoSuchKey, ObjectInfo, WriteCondition
+from .acl import OBJECT_ACL_ENTRY
+from .acl_ops import object_acl_metadata
 from .checksums import HEADER_PREFIX, TYPE_HEADER, checksum_type
 from .encryption.answers import set_encryption_headers
 from .errors import S3Error
@@ -24,7 +26,7 @@ from .object_versions import (
 )
 from .preconditions import check_read_preconditions, delete_condition, parse_range, write_condition
 from .tagging_ops import set_count_header, tags_of_write
-from .user_metadata import metadata_headers, request_metadata
+from .user_metadata import metadata_headers, request_metadata, visible_metadata
 from .xmlio import XmlWriter, child_text, http_date, iso8601, parse_xml
 
 # Answers up to this size fit in a loopback or LAN socket's send buffer: their flush never waits.
@@ -59,6 +61,12 @@ def object_attributes(headers: Mapping[str, str]) -> tuple[str, dict[str, str], 
     return headers.get("Content-Type") or "binary/octet-stream", request_metadata(headers), stored
 
 
+def write_attributes(req: S3Handler) -> tuple[str, dict[str, str], dict[str, str]]:
+    """``object_attributes`` of a write request, its canned ACL (``x-amz-acl``) kept in the metadata."""
+    content_type, metadata, stored = object_attributes(req.request.headers)
+    return content_type, {**metadata, **object_acl_metadata(req)}, stored
+
+
 def set_checksum_headers(req: S3Handler, checksums: Mapping[str, str], kind: str | None = None) -> None:
     """The checksums and their type (``kind``, else the type of ``checksums``: a part's checksums
     are of the type of their object's)."""
@@ -81,7 +89,7 @@ async def write_staged(req: S3Handler) -> ObjectInfo:
     try:
         await req.run_read(req.services.table_guard.check_write, req.bucket, req.key, staging.size)
         checksums = req.checksums.verify(req.trailers, staging.md5_hex())
-        content_type, metadata, stored = object_attributes(req.request.headers)
+        content_type, metadata, stored = write_attributes(req)
         lock = await lock_of_write(req)
         tags = tags_of_write(req)
         info = await req.run_blocking(
@@ -319,8 +327,15 @@ async def copy_object(req: S3Handler) -> None:
     tags = tags_of_write(req)
     replace = {}
     if directive == "REPLACE":
-        content_type, metadata, stored = object_attributes(req.request.headers)
+        content_type, metadata, stored = write_attributes(req)
         replace = {"metadata": metadata, "content_type": content_type, "headers": stored}
+    else:
+        # The copy's ACL is the request's, never the source's (S3: a copy is private unless asked).
+        acl_entry = object_acl_metadata(req)
+        if acl_entry or OBJECT_ACL_ENTRY in source_info.metadata:
+            metadata = {**visible_metadata(source_info.metadata), **acl_entry}
+            replace = {"metadata": metadata, "content_type": source_info.content_type,
+                       "headers": source_info.headers}
     info = await req.run_blocking(
         req.store.copy_object,
         source.bucket,

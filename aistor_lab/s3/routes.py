@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import (
+    acl_ops,
     attributes_ops,
     bucket_ops,
     cors_ops,
@@ -15,6 +16,7 @@ from . import (
     multipart_ops,
     object_lock_ops,
     object_ops,
+    policy_ops,
     post_object,
     tagging_ops,
     versioning_ops,
@@ -109,6 +111,32 @@ GET_CORS = Operation("GetBucketCors", "s3:GetBucketCORS", cors_ops.get_bucket_co
 # MinIO's name; S3's, s3:PutBucketCORS, also authorizes it (iam/action_names.py).
 DELETE_CORS = Operation("DeleteBucketCors", "s3:DeleteBucketCors", cors_ops.delete_bucket_cors)
 
+PUT_POLICY = Operation("PutBucketPolicy", "s3:PutBucketPolicy", policy_ops.put_policy, XML_BODY)
+GET_POLICY = Operation("GetBucketPolicy", "s3:GetBucketPolicy", policy_ops.get_policy)
+DELETE_POLICY = Operation("DeleteBucketPolicy", "s3:DeleteBucketPolicy", policy_ops.delete_policy)
+GET_POLICY_STATUS = Operation("GetBucketPolicyStatus", "s3:GetBucketPolicyStatus", policy_ops.get_policy_status)
+PUT_PUBLIC_ACCESS_BLOCK = Operation(
+    "PutPublicAccessBlock", "s3:PutBucketPublicAccessBlock", policy_ops.put_public_access_block, XML_BODY
+)
+GET_PUBLIC_ACCESS_BLOCK = Operation(
+    "GetPublicAccessBlock", "s3:GetBucketPublicAccessBlock", policy_ops.get_public_access_block
+)
+# S3 authorizes removing the block as putting one; so for ownership controls below.
+DELETE_PUBLIC_ACCESS_BLOCK = Operation(
+    "DeletePublicAccessBlock", "s3:PutBucketPublicAccessBlock", policy_ops.delete_public_access_block
+)
+PUT_BUCKET_ACL = Operation("PutBucketAcl", "s3:PutBucketAcl", acl_ops.put_bucket_acl, XML_BODY)
+GET_BUCKET_ACL = Operation("GetBucketAcl", "s3:GetBucketAcl", acl_ops.get_bucket_acl)
+PUT_OWNERSHIP = Operation(
+    "PutBucketOwnershipControls", "s3:PutBucketOwnershipControls", acl_ops.put_ownership, XML_BODY
+)
+GET_OWNERSHIP = Operation("GetBucketOwnershipControls", "s3:GetBucketOwnershipControls", acl_ops.get_ownership)
+DELETE_OWNERSHIP = Operation(
+    "DeleteBucketOwnershipControls", "s3:PutBucketOwnershipControls", acl_ops.delete_ownership
+)
+PUT_OBJECT_ACL = Operation("PutObjectAcl", "s3:PutObjectAcl", acl_ops.put_object_acl, XML_BODY)
+GET_OBJECT_ACL = Operation("GetObjectAcl", "s3:GetObjectAcl", acl_ops.get_object_acl)
+
 # With ?versionId, a read or delete is authorized as the action S3 names for a version.
 _OF_A_VERSION = {
     GET_OBJECT: Operation("GetObject", "s3:GetObjectVersion", object_ops.get_object),
@@ -124,6 +152,8 @@ _OF_A_VERSION = {
     DELETE_TAGGING: Operation(
         "DeleteObjectTagging", "s3:DeleteObjectVersionTagging", tagging_ops.delete_object_tagging
     ),
+    PUT_OBJECT_ACL: Operation("PutObjectAcl", "s3:PutObjectVersionAcl", acl_ops.put_object_acl, XML_BODY),
+    GET_OBJECT_ACL: Operation("GetObjectAcl", "s3:GetObjectVersionAcl", acl_ops.get_object_acl),
 }
 
 # Bucket sub-resources we answer, keyed by (method, sub-resource).
@@ -145,6 +175,18 @@ _BUCKET_SUBRESOURCES = {
     ("PUT", "tagging"): PUT_BUCKET_TAGGING,
     ("GET", "tagging"): GET_BUCKET_TAGGING,
     ("DELETE", "tagging"): DELETE_BUCKET_TAGGING,
+    ("PUT", "policy"): PUT_POLICY,
+    ("GET", "policy"): GET_POLICY,
+    ("DELETE", "policy"): DELETE_POLICY,
+    ("GET", "policyStatus"): GET_POLICY_STATUS,
+    ("PUT", "publicAccessBlock"): PUT_PUBLIC_ACCESS_BLOCK,
+    ("GET", "publicAccessBlock"): GET_PUBLIC_ACCESS_BLOCK,
+    ("DELETE", "publicAccessBlock"): DELETE_PUBLIC_ACCESS_BLOCK,
+    ("PUT", "acl"): PUT_BUCKET_ACL,
+    ("GET", "acl"): GET_BUCKET_ACL,
+    ("PUT", "ownershipControls"): PUT_OWNERSHIP,
+    ("GET", "ownershipControls"): GET_OWNERSHIP,
+    ("DELETE", "ownershipControls"): DELETE_OWNERSHIP,
     ("PUT", "cors"): PUT_CORS,
     ("GET", "cors"): GET_CORS,
     ("DELETE", "cors"): DELETE_CORS,
@@ -158,6 +200,8 @@ _OBJECT_SUBRESOURCES = {
     ("PUT", "tagging"): PUT_TAGGING,
     ("GET", "tagging"): GET_TAGGING,
     ("DELETE", "tagging"): DELETE_TAGGING,
+    ("PUT", "acl"): PUT_OBJECT_ACL,
+    ("GET", "acl"): GET_OBJECT_ACL,
 }
 # Every sub-resource S3 has. One that no operation above takes for the request's method is answered
 # with NotImplemented, never taken as the plain operation (PUT ?torrent is not CreateBucket).

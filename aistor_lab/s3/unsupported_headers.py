@@ -11,13 +11,11 @@ CreateMultipartUpload, UploadPart and UploadPartCopy are refused with the error 
   as AWS).
 - ``x-amz-website-redirect-location`` (no website hosting) and ``x-amz-write-offset-bytes``
   (appends): ``NotImplemented``.
-- ``x-amz-acl`` other than private or bucket-owner-full-control (what every object here is), and
-  ``x-amz-grant-*``: ``AccessControlListNotSupported``, as AWS answers when a bucket's ACLs are off.
 
 On DeleteObject, ``x-amz-if-match-last-modified-time`` and ``x-amz-if-match-size`` (conditions S3
 checks only in directory buckets) answer ``NotImplemented``: a delete must not ignore its condition.
 
-The SSE headers are honoured (``s3/sse.py``), and so are ``x-amz-tagging`` and
+The SSE headers are honoured (``s3/sse.py``), and so are ``x-amz-acl`` (``s3/acl_ops.py``), ``x-amz-tagging`` and
 ``x-amz-tagging-directive`` (``s3/tagging_ops.py``). Accepted as they are: ``x-amz-request-payer`` (no bucket is requester-pays) and
 ``x-amz-expected-bucket-owner`` / ``x-amz-source-expected-bucket-owner`` (every bucket has the one owner).
 """
@@ -35,7 +33,6 @@ WRITE_OPERATIONS = frozenset(
 
 _NOT_IMPLEMENTED = frozenset({"x-amz-website-redirect-location", "x-amz-write-offset-bytes"})
 _LOCKING_OPERATIONS = frozenset({"PutObject", "PostObject", "CopyObject", "CreateMultipartUpload"})
-_OWNER_ONLY_ACLS = frozenset({"private", "bucket-owner-full-control"})
 _DELETE_CONDITIONS = ("x-amz-if-match-last-modified-time", "x-amz-if-match-size")
 
 
@@ -56,11 +53,6 @@ def refuse_unsupported_headers(operation: str, headers: Mapping[str, str]) -> No
             )
         if lower.startswith("x-amz-object-lock-") and operation not in _LOCKING_OPERATIONS:
             raise S3Error("InvalidRequest", f"{lower} is given when the object or upload is created, not here.")
-        if lower.startswith("x-amz-grant-"):
-            raise S3Error("AccessControlListNotSupported", "The bucket does not allow ACLs")
     storage_class = headers.get("x-amz-storage-class")
     if storage_class is not None and storage_class != "STANDARD":
         raise S3Error("InvalidStorageClass", "The storage class you specified is not valid")
-    acl = headers.get("x-amz-acl")
-    if acl is not None and acl not in _OWNER_ONLY_ACLS:
-        raise S3Error("AccessControlListNotSupported", "The bucket does not allow ACLs")

@@ -26,6 +26,7 @@ from ..http.limits import (
 from ..iam import IAM
 from ..lifecycle import BucketRules, LifecycleRunner, LiveTables
 from ..s3 import S3Handler
+from ..s3.bucket_access import BucketAccess
 from ..s3.cors import BucketCors
 from ..s3.protection import TableGuard
 from ..s3.virtual_hosts import VirtualHosts
@@ -62,6 +63,7 @@ class Services:
     lifecycle: LifecycleRunner
     lifecycle_rules: BucketRules
     sse_keys: MasterKeys  # the keys that seal objects' data keys (SSE-S3, SSE-KMS)
+    bucket_access: BucketAccess  # each bucket's policy, ACL and public access block
     cors: BucketCors  # each bucket's CORS rules, kept briefly
 
     def close(self) -> None:
@@ -103,6 +105,7 @@ def open_services(settings: Settings) -> Services:
                                   batch_size=settings.lifecycle_batch_size),
         lifecycle_rules=BucketRules(store),
         sse_keys=sse_keys,
+        bucket_access=BucketAccess(store, settings.root_user),
         cors=BucketCors(store),
     )
 

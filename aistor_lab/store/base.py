@@ -221,6 +221,13 @@ class ObjectStore(ABC):
         NoSuchKey, NoSuchVersion, DeleteMarkerVersion."""
 
     @abstractmethod
+    def set_object_metadata(
+        self, bucket: str, key: str, version_id: str | None, metadata: dict[str, str]
+    ) -> ObjectInfo:
+        """Replace the user metadata of a version (None: the latest) in place: the version, its
+        ETag and modification time stay (an object's ACL lives there). Raises as ``set_object_tags``."""
+
+    @abstractmethod
     def copy_object(
         self,
         src_bucket: str,

@@ -16,6 +16,12 @@ class NoSuchBucket(StoreError):
     code = "NoSuchBucket"
 
 
+class NotSupportedByBackend(StoreError):
+    """This store backend cannot do that."""
+
+    code = "NotImplemented"
+
+
 class BucketAlreadyOwnedByYou(StoreError):
     """The bucket already exists."""
 

@@ -50,7 +50,7 @@ from .errors import EncryptionNotSupported, EncryptionParametersInvalid, Unreada
 from .keys import MasterKeys, refuse_customer_key
 from .modes import AES256, BucketDefault, EncryptionParams, EncryptionRequest
 from .packages import Encryptor, Stream, part_context, plain_size
-from .stored import PART_ETAG, StoredEncryption, refuse_reserved_metadata, user_metadata
+from .stored import PART_ETAG, StoredEncryption, encryption_entries, refuse_reserved_metadata, user_metadata
 from .streams import DecryptingHandle, EncryptingStaging
 
 # A bucket's default encryption is read at most this often: several servers in front of one store
@@ -313,6 +313,15 @@ class EncryptingStore(ObjectStore):
         self, bucket: str, key: str, version_id: str | None, tags: dict[str, str]
     ) -> ObjectInfo:
         return self._shown(self._inner.set_object_tags(bucket, key, version_id, tags))
+
+    def set_object_metadata(
+        self, bucket: str, key: str, version_id: str | None, metadata: dict[str, str]
+    ) -> ObjectInfo:
+        """Keeps the stored encryption entries: only the user's part of the metadata changes."""
+        refuse_reserved_metadata(metadata)
+        info = self._inner.get_object_info(bucket, key, version_id)
+        kept = encryption_entries(info.metadata)
+        return self._shown(self._inner.set_object_metadata(bucket, key, version_id, {**metadata, **kept}))
 
     def copy_object(
         self,

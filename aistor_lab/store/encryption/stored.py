@@ -1,9 +1,9 @@
 """What is stored with an encrypted object: a few entries of its metadata, under a reserved prefix.
 
 The entries live in the object's metadata (the store keeps them with the object, and copies an
-upload's to the object it completes) under ``aistor-internal-``, a prefix of metadata names that
-clients can neither set (a write naming ``x-amz-meta-aistor-internal-...`` is refused) nor see
-(``user_metadata`` drops it from every answer).
+upload's to the object it completes) under ``aistor-internal-sse-``. Clients can neither set nor
+see names under ``aistor-internal-``: the S3 layer refuses them in writes and leaves them out of
+answers (``s3/user_metadata.py``), and this layer refuses and hides its own entries besides.
 """
 
 from __future__ import annotations
@@ -98,14 +98,20 @@ class StoredEncryption:
 
 
 def user_metadata(metadata: Mapping[str, str]) -> dict[str, str]:
-    """The metadata a client may see: all but the reserved entries."""
-    return {name: value for name, value in metadata.items() if not name.startswith(RESERVED_PREFIX)}
+    """The metadata without this layer's entries (the S3 layer hides the other reserved ones)."""
+    return {name: value for name, value in metadata.items() if not name.startswith(_SSE)}
+
+
+def encryption_entries(metadata: Mapping[str, str]) -> dict[str, str]:
+    """The entries this layer keeps in an object's metadata."""
+    return {name: value for name, value in metadata.items() if name.startswith(_SSE)}
 
 
 def refuse_reserved_metadata(metadata: Mapping[str, str]) -> None:
-    """A write may not set metadata under the reserved prefix (names without ``x-amz-meta-``)."""
+    """A write may not set this layer's entries (names without ``x-amz-meta-``). Other reserved
+    entries (an object's ACL) are the S3 layer's, which keeps clients from setting them."""
     for name in metadata:
-        if name.lower().startswith(RESERVED_PREFIX):
+        if name.lower().startswith(_SSE):
             raise EncryptionArgumentInvalid(
                 f"Metadata names starting with {RESERVED_PREFIX} are reserved: x-amz-meta-{name}.",
             )

@@ -655,13 +655,20 @@ class Txn(Reader):
 
     def set_tags(self, bucket: str, key: str, version_id: str, tags: dict[str, str]) -> None:
         """Replace the tags of a version (not a delete marker)."""
+        self._set_column(bucket, key, version_id, "tags", tags)
+
+    def set_metadata(self, bucket: str, key: str, version_id: str, metadata: dict[str, str]) -> None:
+        """Replace the user metadata of a version (not a delete marker)."""
+        self._set_column(bucket, key, version_id, "metadata", metadata)
+
+    def _set_column(self, bucket: str, key: str, version_id: str, column: str, values: dict[str, str]) -> None:
         key_bytes, stored = key.encode(), stored_version(version_id)
         found = self._version_lock(bucket, key_bytes, stored)
         if found is None:
             raise NoSuchVersion(f"The specified version does not exist: {version_id}")
         self.conn.execute(
-            f"UPDATE {found[0]} SET tags = ? WHERE bucket = ? AND key = ? AND version_id IS ?",
-            (_dump(tags), bucket, key_bytes, stored),
+            f"UPDATE {found[0]} SET {column} = ? WHERE bucket = ? AND key = ? AND version_id IS ?",
+            (_dump(values), bucket, key_bytes, stored),
         )
 
     # -- multipart uploads ---------------------------------------------------------------

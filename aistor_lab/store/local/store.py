@@ -280,6 +280,14 @@ class LocalStore(ObjectStore):
             txn.set_tags(bucket, key, info.version_id or NULL_VERSION, tags)
         return replace(info, tags=dict(tags))
 
+    def set_object_metadata(
+        self, bucket: str, key: str, version_id: str | None, metadata: dict[str, str]
+    ) -> ObjectInfo:
+        with self._transaction() as txn:
+            info = txn.object(bucket, key, version_id=version_id).info
+            txn.set_metadata(bucket, key, info.version_id or NULL_VERSION, metadata)
+        return replace(info, metadata=dict(metadata))
+
     def copy_object(
         self,
         src_bucket: str,

@@ -52,6 +52,7 @@ from ..errors import (
     NoSuchKey,
     NoSuchUpload,
     NoSuchVersion,
+    NotSupportedByBackend,
     PreconditionFailed,
     StoreError,
 )
@@ -587,6 +588,13 @@ class RemoteS3Store(ObjectStore):
         else:
             self._call("delete_object_tagging", **target)
         return replace(info, tags=dict(tags))
+
+    def set_object_metadata(
+        self, bucket: str, key: str, version_id: str | None, metadata: dict[str, str]
+    ) -> ObjectInfo:
+        # S3 changes metadata only by copying, which makes a new version with a new date.
+        raise NotSupportedByBackend("Changing an object's metadata (its ACL) in place is not supported on an "
+                                    "S3 backend; write the object with the ACL instead.")
 
     def _with_pinned_source(
         self, src_bucket: str, src_key: str, src_version_id: str | None, copy: Callable[[ObjectInfo], T]
