@@ -32,12 +32,14 @@ def service_with(tmp_path_factory, env: dict[str, str]):
         yield service
 
 
-def make_s3_client(endpoint: str, access_key: str = ROOT_USER, secret_key: str = ROOT_PASSWORD, **config):
+def make_s3_client(endpoint: str, access_key: str = ROOT_USER, secret_key: str = ROOT_PASSWORD,
+                   session_token: str | None = None, **config):
     return boto3.client(
         "s3",
         endpoint_url=endpoint,
         aws_access_key_id=access_key,
         aws_secret_access_key=secret_key,
+        aws_session_token=session_token,
         region_name="us-east-1",
         config=Config(**{"s3": {"addressing_style": "path"}, "retries": {"max_attempts": 1}, **config}),
     )

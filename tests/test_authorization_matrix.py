@@ -68,6 +68,17 @@ class Caller:
         prepared = request.prepare()
         return requests.request(method, prepared.url, data=body, headers=dict(prepared.headers), timeout=30)
 
+    def post_form(self, endpoint: str, bucket: str, key: str) -> requests.Response:
+        """A browser upload (POST Object): a form boto3 signs with the caller's keys (SigV4). A form
+        authenticates by its fields alone, so a bearer token's form, which has none, is anonymous."""
+        if self.bearer:
+            return requests.post(f"{endpoint}/{bucket}", data={"key": key}, files={"file": b"form"}, timeout=30,
+                                 headers={"Authorization": f"Bearer {self.bearer}"})
+        client = make_s3_client(endpoint, self.access_key, self.secret_key, self.session_token,
+                                signature_version="s3v4")
+        form = client.generate_presigned_post(bucket, key)
+        return requests.post(form["url"], data=form["fields"], files={"file": b"form"}, timeout=30)
+
 
 @dataclass(frozen=True)
 class Operation:
@@ -80,6 +91,7 @@ class Operation:
     path: str
     body: bytes | None = None  # None: a fresh JSON body per call (see _body)
     headers: dict | None = None
+    form_key: str = ""  # a POST Object form uploading this key to the bucket ``path`` names (post_form)
 
 
 def _create_user(server, policies: list[str]) -> tuple[str, str]:
@@ -192,6 +204,7 @@ OPERATIONS = [
     Operation("list data bucket", "s3", "GET", f"/{DATA_BUCKET}?list-type=2"),
     Operation("get data object", "s3", "GET", f"/{DATA_BUCKET}/shared/data.txt"),
     Operation("put data object", "s3", "PUT", f"/{DATA_BUCKET}/written/new.txt", b"new"),
+    Operation("post data object form", "s3", "POST", DATA_BUCKET, form_key="written/form.txt"),
     Operation("get data object attributes", "s3", "GET", f"/{DATA_BUCKET}/shared/data.txt?attributes", b"",
               {"x-amz-object-attributes": "ETag,ObjectSize"}),
     # Suspended: the data bucket then writes null versions, as it wrote before.
@@ -249,6 +262,8 @@ MATRIX = {
     "list data bucket":      [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
     "get data object":       [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
     "put data object":       [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    # s3:PutObject of the form's signer; a bearer token's form is anonymous (the data bucket has no policy).
+    "post data object form": [204, 403, 204, 204, 403, 403, 403, 403, 403, 403],
     # s3:GetObjectAttributes, which the built-in readonly policy does not grant (nor MinIO's).
     "get data object attributes": [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
     "put bucket versioning": [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
@@ -327,8 +342,11 @@ def test_cell(server, world, operation: Operation, caller: str):
     doomed = _doomed_warehouse(server) if "{doomed}" in operation.path else ""
     path = operation.path.format(ns1_file=world["ns1_file"], ns2_file=world["ns2_file"],
                                  share=world["share"], other=world["other"], doomed=doomed)
-    response = world["callers"][caller].send(server.endpoint, operation.method, path, _body(operation),
-                                              operation.headers)
+    if operation.form_key:
+        response = world["callers"][caller].post_form(server.endpoint, path, operation.form_key)
+    else:
+        response = world["callers"][caller].send(server.endpoint, operation.method, path, _body(operation),
+                                                  operation.headers)
     assert response.status_code == expected, (operation.name, caller, response.status_code, response.content[:300])
     if expected >= 400:
         _check_error_format(operation.family, response)

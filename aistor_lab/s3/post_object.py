@@ -153,7 +153,7 @@ async def post_object(req: S3Handler) -> None:
         return
     status = fields.get("success_action_status")
     if status == "201":
-        xml = XmlWriter("PostResponse").element("Location", location).element("Bucket", req.bucket)
+        xml = XmlWriter("PostResponse", namespace=None).element("Location", location).element("Bucket", req.bucket)
         req.send_xml(xml.element("Key", req.key).element("ETag", f'"{info.etag}"').to_bytes(), 201)
     else:
         req.send_empty(200 if status == "200" else 204)

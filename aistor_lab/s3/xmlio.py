@@ -59,11 +59,13 @@ def _text(value: str) -> str:
 
 class XmlWriter:
     """A small writer for response documents; values are escaped, tags are trusted. A value
-    XML cannot carry makes the whole answer a clean InvalidArgument error, never a broken document."""
+    XML cannot carry makes the whole answer a clean InvalidArgument error, never a broken document.
+    ``namespace=None``: a root without the S3 namespace (POST Object's PostResponse, as S3 sends it)."""
 
-    def __init__(self, root: str):
+    def __init__(self, root: str, namespace: str | None = S3_NS):
         self._root = root
-        self._parts: list[str] = [f'<?xml version="1.0" encoding="UTF-8"?>\n<{root} xmlns="{S3_NS}">']
+        opening = f'<{root} xmlns="{namespace}">' if namespace else f"<{root}>"
+        self._parts: list[str] = ['<?xml version="1.0" encoding="UTF-8"?>\n' + opening]
 
     def element(self, tag: str, value: object) -> XmlWriter:
         if value is None:
