@@ -24,7 +24,8 @@ from botocore.exceptions import ClientError
 from aistor_lab.s3.errors import S3Error
 from aistor_lab.s3.post_policy import PostPolicy
 
-from .conftest import ROOT_PASSWORD, ROOT_USER, make_s3_client, make_user
+from .conftest import ROOT_PASSWORD, ROOT_USER, catalog_call, make_s3_client, make_user
+
 
 def expires_in(seconds: int) -> str:
     return (datetime.now(UTC) + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -125,6 +126,34 @@ def test_a_user_needs_put_object_on_the_key(server, s3, bucket):
         assert response.status_code == status, response.content
     assert exists(s3, bucket, "mine/a.txt") and not exists(s3, bucket, "theirs/a.txt")
     assert s3_error(response)[1] == "AccessDenied"
+
+
+def test_a_session_form_carries_its_token_and_keeps_to_its_table(server, s3):
+    """A vended session (catalog credentials for one table) signs forms too, within its table."""
+    warehouse, schema = f"post-{uuid.uuid4().hex[:8]}", {"type": "struct", "schema-id": 0, "fields": [
+        {"id": 1, "name": "id", "type": "long", "required": True}]}
+    assert catalog_call(server, "POST", "/v1/warehouses", {"name": warehouse})[0] in (200, 201)
+    assert catalog_call(server, "POST", f"/v1/{warehouse}/namespaces", {"namespace": ["ns"]})[0] == 200
+    assert catalog_call(server, "POST", f"/v1/{warehouse}/namespaces/ns/tables", {"name": "t", "schema": schema}
+                        )[0] == 200
+    status, loaded = catalog_call(server, "GET", f"/v1/{warehouse}/namespaces/ns/tables/t",
+                                  headers={"X-Iceberg-Access-Delegation": "vended-credentials"})
+    assert status == 200, loaded
+    credential = loaded["storage-credentials"][0]
+    config, prefix = credential["config"], credential["prefix"].removeprefix(f"s3://{warehouse}/")
+    session = make_s3_client(server.endpoint, config["s3.access-key-id"], config["s3.secret-access-key"],
+                             config["s3.session-token"], signature_version="s3v4")
+    for key, status in ((f"{prefix}/data/form.bin", 204), ("elsewhere/form.bin", 403)):
+        form = session.generate_presigned_post(warehouse, key)
+        assert form["fields"]["x-amz-security-token"] == config["s3.session-token"]
+        response = requests.post(form["url"], data=form["fields"], files={"file": b"x"}, timeout=30)
+        assert response.status_code == status, response.content
+    assert s3_error(response)[1] == "AccessDenied"
+    assert s3.get_object(Bucket=warehouse, Key=f"{prefix}/data/form.bin")["Body"].read() == b"x"
+    form = session.generate_presigned_post(warehouse, f"{prefix}/data/other.bin")
+    forged = {**form["fields"], "x-amz-security-token": "not-a-token"}
+    assert s3_error(requests.post(form["url"], data=forged, files={"file": b"x"}, timeout=30))[:2] == \
+        (400, "InvalidToken")
 
 
 # -- SigV2 forms and the answers ---------------------------------------------------------------------
