@@ -224,6 +224,16 @@ def test_tagging_checksum_and_encryption_fields(server, s3, bucket):
     assert s3.get_object(Bucket=bucket, Key="t.bin")["Body"].read() == content
 
 
+def test_a_page_of_another_origin_reads_the_answer_where_cors_allows_post(server, s3, bucket):
+    s3.put_bucket_cors(Bucket=bucket, CORSConfiguration={"CORSRules": [
+        {"AllowedMethods": ["POST"], "AllowedOrigins": ["https://lab.example"], "ExposeHeaders": ["ETag"]}]})
+    form = v2_form(bucket, SIMPLE, SIMPLE_FIELDS)
+    response = post(server.endpoint, bucket, form, headers={"Origin": "https://lab.example"})
+    assert response.status_code == 204, response.content
+    assert response.headers["Access-Control-Allow-Origin"] == "https://lab.example"
+    assert "etag" in response.headers["Access-Control-Expose-Headers"].lower()
+
+
 # -- what the policy refuses --------------------------------------------------------------------------
 @pytest.mark.parametrize(("conditions", "fields", "message"), [
     (SIMPLE, {**SIMPLE_FIELDS, "x-amz-meta-foo": "bar"}, "Extra input fields: x-amz-meta-foo"),
