@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 import uuid
+from collections.abc import Awaitable
 
 from tornado.httputil import HTTPHeaders
 from tornado.ioloop import IOLoop
@@ -147,7 +148,7 @@ class S3Handler(RequestHandler):
             else:
                 self.send_s3_error(exc, closing=True)
 
-    def data_received(self, chunk: bytes):
+    def data_received(self, chunk: bytes) -> Awaitable[None] | None:
         if self._stall is not None:
             self._stall.touch()
         if self.form is not None and not self._finished and self._body_error is None:
