@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import itertools
 import json
 import os
 import time
@@ -20,8 +21,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import requests
 from botocore.exceptions import ClientError
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from urllib3 import encode_multipart_formdata
 
 from aistor_lab.s3.errors import S3Error
+from aistor_lab.s3.form_reader import FormReader
 from aistor_lab.s3.post_policy import PostPolicy
 
 from .conftest import ROOT_PASSWORD, ROOT_USER, catalog_call, make_s3_client, make_user
@@ -381,3 +386,21 @@ def test_policy_conditions_unit():
         policy.check_size(51, complete=False)
     with pytest.raises(S3Error, match="Invalid JSON"):
         PostPolicy.parse("not base64!")
+
+
+@settings(max_examples=60, deadline=None)
+@given(content=st.binary(max_size=3000), value=st.text(max_size=200), cuts=st.lists(st.integers(0, 4000), max_size=12))
+def test_form_reader_gives_the_same_form_however_the_body_is_cut(content, value, cuts):
+    """The body arrives in chunks cut anywhere (a boundary or a header split across two): the fields
+    and the file's bytes are the same, and what follows the file is ignored."""
+    body, content_type = encode_multipart_formdata(
+        [("Key", "k/${filename}"), ("x-amz-meta-note", value), ("file", ("a.bin", content)), ("late", "x")])
+    reader = FormReader(content_type)
+    received = bytearray()
+    bounds = sorted({cut for cut in cuts if cut < len(body)} | {0, len(body)})
+    for start, end in itertools.pairwise(bounds):
+        for piece in reader.feed(body[start:end]):
+            received += piece
+    reader.finish()
+    assert reader.fields == {"key": "k/${filename}", "x-amz-meta-note": value}
+    assert (reader.filename, bytes(received), reader.file_done) == ("a.bin", content, True)
