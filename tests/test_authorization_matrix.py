@@ -2,8 +2,9 @@
 
 Callers (rows): root; users holding the built-in ``readonly`` and ``readwrite`` policies; a user with
 ``s3:*`` on ``*``; a user with an ``s3tables`` policy on one namespace; a vended session for one table
-of that namespace; a share's bearer token, an expired one and another share's; and an OAuth2 bearer
-token of the catalog (issued to the one-namespace user, so it carries that user's rights).
+of that namespace; a share's bearer token, an expired one and another share's; an OAuth2 bearer
+token of the catalog (issued to the one-namespace user, so it carries that user's rights); and an
+anonymous caller, whose requests carry no credentials at all.
 
 Operations (columns) cover the S3 data API, the system bucket through the S3 API, the Iceberg
 catalog, the admin API and Delta Sharing. A cell is the exact HTTP status the caller gets; every
@@ -44,7 +45,7 @@ SCHEMA = {"type": "struct", "schema-id": 0,
 @dataclass(frozen=True)
 class Caller:
     """How one kind of caller authenticates: SigV4 keys (with a session token for a vended session),
-    or a bearer token."""
+    a bearer token, or nothing at all (anonymous)."""
 
     name: str
     access_key: str = ""
@@ -55,8 +56,9 @@ class Caller:
     def send(self, endpoint: str, method: str, path: str, body: bytes = b"",
              headers: dict | None = None) -> requests.Response:
         headers = dict(headers or {})
-        if self.bearer:
-            headers["Authorization"] = f"Bearer {self.bearer}"
+        if self.bearer or not self.access_key:
+            if self.bearer:
+                headers["Authorization"] = f"Bearer {self.bearer}"
             return requests.request(method, endpoint + path, data=body, headers=headers, timeout=30)
         request = AWSRequest(method=method, url=endpoint + path, data=body, headers=headers)
         credentials = Credentials(self.access_key, self.secret_key, self.session_token)
@@ -71,9 +73,10 @@ class Caller:
     def post_form(self, endpoint: str, bucket: str, key: str) -> requests.Response:
         """A browser upload (POST Object): a form boto3 signs with the caller's keys (SigV4). A form
         authenticates by its fields alone, so a bearer token's form, which has none, is anonymous."""
-        if self.bearer:
+        if self.bearer or not self.access_key:
+            headers = {"Authorization": f"Bearer {self.bearer}"} if self.bearer else {}
             return requests.post(f"{endpoint}/{bucket}", data={"key": key}, files={"file": b"form"}, timeout=30,
-                                 headers={"Authorization": f"Bearer {self.bearer}"})
+                                 headers=headers)
         client = make_s3_client(endpoint, self.access_key, self.secret_key, self.session_token,
                                 signature_version="s3v4")
         form = client.generate_presigned_post(bucket, key)
@@ -183,6 +186,7 @@ def world(server):
         Caller("expired-share-token", bearer=expired_token),
         Caller("other-share-token", bearer=other_token),
         Caller("catalog-bearer", bearer=token),
+        Caller("anonymous"),
     ]
     return {"callers": {c.name: c for c in callers}, "ns1_file": ns1_file, "ns2_file": ns2_file,
             "share": share, "other": other}
@@ -197,6 +201,12 @@ CORS = (b"<CORSConfiguration><CORSRule><AllowedMethod>GET</AllowedMethod><Allowe
         b"</AllowedOrigin></CORSRule></CORSConfiguration>")
 PREFLIGHT = {"Origin": "https://lab.example", "Access-Control-Request-Method": "GET"}
 TAGGING = b"<Tagging><TagSet><Tag><Key>team</Key><Value>data</Value></Tag></TagSet></Tagging>"
+# A bucket policy granting a user who does not exist: a real document that changes no cell.
+BUCKET_POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{
+    "Effect": "Allow", "Principal": {"AWS": ["arn:aws:iam::000000000000:user/nobody-here"]},
+    "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{DATA_BUCKET}/*"}]}).encode()
+ALL_OPEN = (b"<PublicAccessBlockConfiguration><BlockPublicAcls>false</BlockPublicAcls>"
+            b"</PublicAccessBlockConfiguration>")
 RETENTION = (b"<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>2099-01-01T00:00:00Z</RetainUntilDate>"
              b"</Retention>")
 OPERATIONS = [
@@ -224,6 +234,20 @@ OPERATIONS = [
               {"Content-MD5": base64.b64encode(hashlib.md5(CORS).digest()).decode()}),
     Operation("get bucket cors", "s3", "GET", f"/{DATA_BUCKET}?cors"),
     Operation("cors preflight", "s3", "OPTIONS", f"/{DATA_BUCKET}/shared/data.txt", b"", PREFLIGHT),
+    # Deleted first (nothing to delete), then the same policy each time, read.
+    Operation("delete bucket policy", "s3", "DELETE", f"/{DATA_BUCKET}?policy"),
+    Operation("put bucket policy", "s3", "PUT", f"/{DATA_BUCKET}?policy", BUCKET_POLICY),
+    Operation("get bucket policy", "s3", "GET", f"/{DATA_BUCKET}?policy"),
+    Operation("get bucket policy status", "s3", "GET", f"/{DATA_BUCKET}?policyStatus"),
+    Operation("put public access block", "s3", "PUT", f"/{DATA_BUCKET}?publicAccessBlock", ALL_OPEN),
+    Operation("get public access block", "s3", "GET", f"/{DATA_BUCKET}?publicAccessBlock"),
+    # ACLs: the private ACL the data bucket and its object have anyway.
+    Operation("put bucket acl", "s3", "PUT", f"/{DATA_BUCKET}?acl", b"", {"x-amz-acl": "private"}),
+    Operation("get bucket acl", "s3", "GET", f"/{DATA_BUCKET}?acl"),
+    Operation("put object acl", "s3", "PUT", f"/{DATA_BUCKET}/shared/data.txt?acl", b"", {"x-amz-acl": "private"}),
+    Operation("get object acl", "s3", "GET", f"/{DATA_BUCKET}/shared/data.txt?acl"),
+    # The data bucket has no ownership controls: an allowed caller learns that (404).
+    Operation("get ownership controls", "s3", "GET", f"/{DATA_BUCKET}?ownershipControls"),
     # The same tags each time.
     Operation("put object tagging", "s3", "PUT", f"/{DATA_BUCKET}/shared/data.txt?tagging", TAGGING),
     Operation("get object tagging", "s3", "GET", f"/{DATA_BUCKET}/shared/data.txt?tagging"),
@@ -251,61 +275,73 @@ OPERATIONS = [
 
 # One row per caller, one column per operation above, in their order.
 ROWS = ["root", "readonly", "readwrite", "s3-all", "one-namespace", "vended-session", "share-token",
-        "expired-share-token", "other-share-token", "catalog-bearer"]
-# Bearer tokens are no S3 or admin credentials: 400 AuthorizationHeaderMalformed, as S3 answers. The
-# system bucket does not exist for anyone, whatever the credentials (404 NoSuchBucket, decided before
-# authentication). A share token asking for another share's table learns nothing: the share "does
+        "expired-share-token", "other-share-token", "catalog-bearer", "anonymous"]
+# Anonymous (unsigned) callers get nothing where no bucket policy or ACL grants it: 403 from S3 and
+# the admin API, 401 from the catalog and sharing. Bearer tokens are no S3 or admin credentials: 400
+# AuthorizationHeaderMalformed, as S3 answers. The system bucket does not exist for anyone, whatever
+# the credentials (404 NoSuchBucket, decided before authentication). A share token asking for another share's table learns nothing: the share "does
 # not exist" (404).
 MATRIX = {
-    #                        root  ro   rw  s3all  ns  sess share exp other bearer
-    "list buckets":          [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
-    "list data bucket":      [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
-    "get data object":       [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
-    "put data object":       [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    #                        root  ro   rw  s3all  ns  sess share exp other bearer anon
+    "list buckets":          [200, 200, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "list data bucket":      [200, 200, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "get data object":       [200, 200, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "put data object":       [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
     # s3:PutObject of the form's signer; a bearer token's form is anonymous (the data bucket has no policy).
-    "post data object form": [204, 403, 204, 204, 403, 403, 403, 403, 403, 403],
+    "post data object form": [204, 403, 204, 204, 403, 403, 403, 403, 403, 403,403],
     # s3:GetObjectAttributes, which the built-in readonly policy does not grant (nor MinIO's).
-    "get data object attributes": [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
-    "put bucket versioning": [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    "get data object attributes": [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "put bucket versioning": [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
     # s3:ListBucketVersions and s3:GetObjectVersion, which s3:ListBucket and s3:GetObject also grant (as
     # MinIO authorizes them), so the built-in readonly policy reads versions.
-    "list object versions":  [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
-    "get object version":    [200, 200, 200, 200, 403, 403, 400, 400, 400, 400],
+    "list object versions":  [200, 200, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "get object version":    [200, 200, 200, 200, 403, 403, 400, 400, 400, 400,403],
     # s3:GetEncryptionConfiguration and s3:PutEncryptionConfiguration (which deletes), neither granted
     # by the built-in readonly policy.
-    "get bucket encryption": [404, 403, 404, 404, 403, 403, 400, 400, 400, 400],
-    "delete bucket encryption": [204, 403, 204, 204, 403, 403, 400, 400, 400, 400],
+    "get bucket encryption": [404, 403, 404, 404, 403, 403, 400, 400, 400, 400,403],
+    "delete bucket encryption": [204, 403, 204, 204, 403, 403, 400, 400, 400, 400,403],
     # s3:PutLifecycleConfiguration and s3:GetLifecycleConfiguration: not granted by the built-in readonly policy.
-    "put bucket lifecycle":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
-    "get bucket lifecycle":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    "put bucket lifecycle":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "get bucket lifecycle":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
     # s3:DeleteBucketCors (or s3:PutBucketCORS), s3:PutBucketCORS, s3:GetBucketCORS: not in the readonly policy.
-    "delete bucket cors":    [204, 403, 204, 204, 403, 403, 400, 400, 400, 400],
-    "put bucket cors":       [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
-    "get bucket cors":       [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    "delete bucket cors":    [204, 403, 204, 204, 403, 403, 400, 400, 400, 400,403],
+    "put bucket cors":       [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "get bucket cors":       [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
     # A preflight is not authenticated: whatever the credentials, the bucket's CORS rules answer it.
-    "cors preflight":        [200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
+    "cors preflight":        [200, 200, 200, 200, 200, 200, 200, 200, 200, 200,200],
+    "delete bucket policy":  [204, 403, 204, 204, 403, 403, 400, 400, 400, 400,403],
+    "put bucket policy":     [204, 403, 204, 204, 403, 403, 400, 400, 400, 400,403],
+    "get bucket policy":     [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "get bucket policy status": [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "put public access block": [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "get public access block": [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "put bucket acl":        [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "get bucket acl":        [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "put object acl":        [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "get object acl":        [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "get ownership controls": [404, 403, 404, 404, 403, 403, 400, 400, 400, 400,403],
     # s3:PutObjectTagging and s3:GetObjectTagging: not granted by the built-in readonly policy.
-    "put object tagging":    [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
-    "get object tagging":    [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
+    "put object tagging":    [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "get object tagging":    [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
     # s3:PutObjectRetention and s3:GetBucketObjectLockConfiguration: not granted by the built-in readonly policy.
-    "put object retention":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400],
-    "get object lock configuration": [404, 403, 404, 404, 403, 403, 400, 400, 400, 400],
-    "get ns1 table file":    [200, 200, 200, 200, 200, 200, 400, 400, 400, 400],
-    "get ns2 table file":    [200, 200, 200, 200, 200, 403, 400, 400, 400, 400],
-    "list system bucket":    [404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
-    "get token key":         [404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
-    "put system object":     [404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
-    "catalog config":        [200, 403, 403, 403, 200, 401, 401, 401, 401, 200],
-    "list namespaces":       [200, 403, 403, 403, 200, 401, 401, 401, 401, 200],
-    "load ns1 table":        [200, 403, 403, 403, 200, 401, 401, 401, 401, 200],
-    "load ns2 table":        [200, 403, 403, 403, 403, 401, 401, 401, 401, 403],
-    "create namespace":      [200, 403, 403, 403, 403, 401, 401, 401, 401, 403],
-    "force delete warehouse": [204, 403, 403, 403, 403, 401, 401, 401, 401, 403],
-    "list users":            [200, 403, 403, 403, 403, 403, 400, 400, 400, 400],
-    "list shares (admin)":   [200, 403, 403, 403, 403, 403, 400, 400, 400, 400],
-    "list shares":           [401, 401, 401, 401, 401, 401, 200, 401, 200, 401],
-    "query own share":       [401, 401, 401, 401, 401, 401, 200, 401, 404, 401],
-    "query other share":     [401, 401, 401, 401, 401, 401, 404, 401, 200, 401],
+    "put object retention":  [200, 403, 200, 200, 403, 403, 400, 400, 400, 400,403],
+    "get object lock configuration": [404, 403, 404, 404, 403, 403, 400, 400, 400, 400,403],
+    "get ns1 table file":    [200, 200, 200, 200, 200, 200, 400, 400, 400, 400,403],
+    "get ns2 table file":    [200, 200, 200, 200, 200, 403, 400, 400, 400, 400,403],
+    "list system bucket":    [404, 404, 404, 404, 404, 404, 404, 404, 404, 404,404],
+    "get token key":         [404, 404, 404, 404, 404, 404, 404, 404, 404, 404,404],
+    "put system object":     [404, 404, 404, 404, 404, 404, 404, 404, 404, 404,404],
+    "catalog config":        [200, 403, 403, 403, 200, 401, 401, 401, 401, 200,401],
+    "list namespaces":       [200, 403, 403, 403, 200, 401, 401, 401, 401, 200,401],
+    "load ns1 table":        [200, 403, 403, 403, 200, 401, 401, 401, 401, 200,401],
+    "load ns2 table":        [200, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
+    "create namespace":      [200, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
+    "force delete warehouse": [204, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
+    "list users":            [200, 403, 403, 403, 403, 403, 400, 400, 400, 400,403],
+    "list shares (admin)":   [200, 403, 403, 403, 403, 403, 400, 400, 400, 400,403],
+    "list shares":           [401, 401, 401, 401, 401, 401, 200, 401, 200, 401,401],
+    "query own share":       [401, 401, 401, 401, 401, 401, 200, 401, 404, 401,401],
+    "query other share":     [401, 401, 401, 401, 401, 401, 404, 401, 200, 401,401],
 }
 CELLS = [(op, row) for op in OPERATIONS for row in ROWS]
 

@@ -67,7 +67,7 @@ async def put_bucket_acl(req: S3Handler) -> None:
 # -- object ACL ----------------------------------------------------------------------------------
 async def get_object_acl(req: S3Handler) -> None:
     rules = await req.services.bucket_access.of_request(req)
-    info = await read_object(req, req.store.get_object_info, req.bucket, req.key, requested_version(req))
+    info = await read_object(req, req.store.get_object_info, requested_version(req))
     canned = info.metadata.get(acl.OBJECT_ACL_ENTRY, acl.PRIVATE) if rules.acls_enabled else acl.PRIVATE
     set_read_version(req, info.version_id)
     req.send_xml(acl.Acl(rules.acl.owner, canned).to_xml())
@@ -77,7 +77,7 @@ async def put_object_acl(req: S3Handler) -> None:
     rules = await req.services.bucket_access.of_request(req)
     canned = checked_write_acl(req, rules, _requested_acl(req, rules.acl.owner))
     version = requested_version(req)
-    info = await read_object(req, req.store.get_object_info, req.bucket, req.key, version)
+    info = await read_object(req, req.store.get_object_info, version)
     metadata = {name: value for name, value in info.metadata.items() if name != acl.OBJECT_ACL_ENTRY}
     if canned not in _OWNER_ONLY:
         metadata[acl.OBJECT_ACL_ENTRY] = canned
