@@ -181,6 +181,27 @@ def test_shares_and_token_profile(cell, server, s3, bucket, tmp_path):
     value(cell(f"%aistor share remove {share}"))
 
 
+def test_object_commands_without_the_alias(cell, s3, tmp_path):
+    """mc's object commands in a notebook: paths are BUCKET/KEY, local ones start with / . or ~; an
+    %%aistor cell body is the document ``ilm import`` takes."""
+    bucket = unique("notebook")
+    assert value(cell(f"%aistor mb {bucket}")).text() == f"Bucket created successfully `{bucket}`."
+    (tmp_path / "notes.txt").write_text("from a notebook")
+    value(cell(f"%aistor cp {tmp_path / 'notes.txt'} {bucket}/docs/"))
+    assert s3.get_object(Bucket=bucket, Key="docs/notes.txt")["Body"].read() == b"from a notebook"
+    listed = value(cell(f"%aistor ls {bucket}/docs/ --json"))
+    assert [(e["key"], e["size"], e["type"]) for e in listed] == [("notes.txt", 15, "file")]
+    assert "<td>notes.txt</td>" in value(cell(f"%aistor ls {bucket}/docs/"))._repr_html_()
+    assert value(cell(f"%aistor cat {bucket}/docs/notes.txt")).text() == "from a notebook"
+    result, captured = cell(f'%%aistor ilm import {bucket}\n'
+                            '{"Rules": [{"ID": "tmp", "Status": "Enabled", "Filter": {"Prefix": "tmp/"}, '
+                            '"Expiration": {"Days": 1}}]}\n')
+    assert result.error_in_exec is None, captured.stdout
+    assert s3.get_bucket_lifecycle_configuration(Bucket=bucket)["Rules"][0]["ID"] == "tmp"
+    value(cell(f"%aistor rb --force {bucket}"))
+    assert bucket not in [b["Name"] for b in s3.list_buckets()["Buckets"]]
+
+
 @pytest.mark.parametrize(("line", "message"), [
     ("%aistor", "required: COMMAND"),
     ("%aistor frobnicate", "invalid choice: 'frobnicate'"),

@@ -40,11 +40,18 @@ class Statement:
     resources: set[str]
     conditions: Conditions = field(default_factory=dict)
     sid: str = ""
-    raw: dict | None = None  # a statement this module does not model, written back unchanged
+    raw: Any = None  # a statement this module does not model, written back unchanged
+    source: Any = None  # the statement as read, written back while nothing in it changed
+    _read_as: tuple = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def _fields(self) -> tuple:
+        return (self.actions, self.effect, self.principals, self.resources, self.conditions, self.sid)
+
+    def to_json(self) -> Any:
         if self.raw is not None:
             return self.raw
+        if self.source is not None and self._fields() == self._read_as:
+            return self.source
         document: dict[str, Any] = {"Action": sorted(self.actions)}
         if self.conditions:
             document["Condition"] = {op: {key: sorted(values) for key, values in keys.items()}
@@ -94,8 +101,10 @@ def parse_statement(document: Any) -> Statement:
         actions, principals = _strings(document.get("Action")), _principals(document.get("Principal"))
         resources, conditions = _strings(document.get("Resource")), _conditions(document.get("Condition", {}))
         if None not in (actions, principals, resources, conditions) and isinstance(document.get("Effect"), str):
-            return Statement(actions, document["Effect"], principals, resources, conditions,
-                             str(document.get("Sid", "")))
+            statement = Statement(actions, document["Effect"], principals, resources, conditions,
+                                  str(document.get("Sid", "")), source=document)
+            statement._read_as = copy.deepcopy(statement._fields())
+            return statement
     return Statement(set(), "", set(), set(), raw=document)
 
 
