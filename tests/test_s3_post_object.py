@@ -12,6 +12,7 @@ import hmac
 import itertools
 import json
 import os
+import socket
 import time
 import uuid
 import xml.etree.ElementTree as ET
@@ -29,7 +30,7 @@ from aistor_lab.s3.errors import S3Error
 from aistor_lab.s3.form_reader import FormReader
 from aistor_lab.s3.post_policy import PostPolicy
 
-from .conftest import ROOT_PASSWORD, ROOT_USER, catalog_call, make_s3_client, make_user
+from .conftest import ROOT_PASSWORD, ROOT_USER, catalog_call, make_s3_client, make_user, service_with
 
 
 def expires_in(seconds: int) -> str:
@@ -334,6 +335,28 @@ def test_a_form_needs_a_key_and_a_file(server, bucket):
 def test_fields_before_the_file_are_capped(server, bucket):
     form = v2_form(bucket, SIMPLE, {**SIMPLE_FIELDS, "x-ignore-padding": "p" * (70 * 1024)})
     assert s3_error(post(server.endpoint, bucket, form))[:2] == (400, "MaxPostPreDataLengthExceeded")
+
+
+def test_fields_that_trickle_in_past_the_body_timeout_are_cut_off(tmp_path_factory):
+    """Before its fields are in, a form is nobody's: it may not hold a connection longer than a body
+    may take, even if it never quite stalls (the file, once authorized, may take as long as it needs)."""
+    with service_with(tmp_path_factory, {"AISTOR_BODY_TIMEOUT": "1"}) as service:
+        make_s3_client(service.endpoint).create_bucket(Bucket="slow")
+        host, port = urlsplit(service.endpoint).hostname, urlsplit(service.endpoint).port
+        with socket.create_connection((host, port), timeout=10) as connection:
+            connection.sendall(b"POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
+                               b"Content-Type: multipart/form-data; boundary=b\r\n\r\n"
+                               b'--b\r\nContent-Disposition: form-data; name="key"\r\n\r\n')
+            cut_off_after = None
+            started = time.monotonic()
+            while time.monotonic() - started < 5:
+                time.sleep(0.25)
+                try:
+                    connection.sendall(b"k")
+                except OSError:
+                    cut_off_after = time.monotonic() - started
+                    break
+            assert cut_off_after is not None and cut_off_after < 4
 
 
 def test_a_post_that_is_not_a_whole_form_is_malformed(server, bucket):
