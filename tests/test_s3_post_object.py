@@ -162,6 +162,21 @@ def test_a_session_form_carries_its_token_and_keeps_to_its_table(server, s3):
         (400, "InvalidToken")
 
 
+def test_policy_conditions_on_request_headers_read_the_form_fields(server, s3, bucket):
+    """s3:x-amz-server-side-encryption and the like name what a form's fields ask for, as a PUT's headers."""
+    user = make_user(server, {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "s3:PutObject", "Resource": f"arn:aws:s3:::{bucket}/*",
+         "Condition": {"StringEquals": {"s3:x-amz-server-side-encryption": "AES256"}}}]})
+    client = make_s3_client(server.endpoint, *user, signature_version="s3v4")
+    sse = {"x-amz-server-side-encryption": "AES256"}
+    for key, fields, status in (("plain.txt", {}, 403), ("sealed.txt", sse, 204)):
+        form = client.generate_presigned_post(bucket, key, Fields=fields, Conditions=[fields] if fields else None)
+        response = requests.post(form["url"], data=form["fields"], files={"file": b"x"}, timeout=30)
+        assert response.status_code == status, response.content
+    assert s3.head_object(Bucket=bucket, Key="sealed.txt")["ServerSideEncryption"] == "AES256"
+    assert not exists(s3, bucket, "plain.txt")
+
+
 # -- SigV2 forms and the answers ---------------------------------------------------------------------
 def test_sigv2_form_answers_204_200_201_as_asked(server, s3, bucket):
     conditions = [*SIMPLE, ["starts-with", "$success_action_status", ""]]

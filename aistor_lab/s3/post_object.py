@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 _CREDENTIAL_FIELDS = frozenset({"x-amz-algorithm", "x-amz-credential", "x-amz-date", "x-amz-signature",
                                 "x-amz-security-token"})
 _HEADER_FIELDS = frozenset(name.lower() for name in ("Content-Type", *STORED_HEADERS))
+# The browser's own headers that policies may name in conditions (aws:UserAgent, aws:Referer).
+_KEPT_HEADERS = ("User-Agent", "Referer")
 
 
 class FormUpload:
@@ -98,10 +100,11 @@ class FormUpload:
             self.policy.check({**fields, "bucket": req.bucket, "key": key}, time.time())
         check_key(key)
         req.key = key
+        # From here on the form's fields are the request's headers: the condition keys of policies
+        # (s3:x-amz-acl, s3:RequestObjectTag/...) and the code of PutObject (metadata, SSE,
+        # checksums, lock, tags, ACL) read them as they read a PUT's.
+        req.request.headers = _object_headers(fields, req.request.headers)
         req.authorize("s3:PutObject", req.bucket, key)
-        # From here on the form's fields are the request's headers: the code of PutObject (metadata,
-        # SSE, checksums, lock, tags, ACL) reads them as it reads a PUT's.
-        req.request.headers = _object_headers(fields)
         refuse_unsupported_headers(req.operation.name, req.request.headers)
         req.sse = await sse.bind(req)
         await req.run_read(req.store.get_bucket, req.bucket)
@@ -121,10 +124,10 @@ class FormUpload:
         self.policy = PostPolicy.parse(fields["policy"])
 
 
-def _object_headers(fields: dict[str, str]) -> HTTPHeaders:
+def _object_headers(fields: dict[str, str], request: HTTPHeaders) -> HTTPHeaders:
     """The headers a PutObject of the same object would carry, as the wire carries them (UTF-8
     bytes read as latin-1, see ``auth.header_text``)."""
-    headers = HTTPHeaders()
+    headers = HTTPHeaders({name: request[name] for name in _KEPT_HEADERS if name in request})
     for name, value in fields.items():
         if name in _HEADER_FIELDS or (name.startswith("x-amz-") and name not in _CREDENTIAL_FIELDS):
             headers[name] = value.encode().decode("latin-1")
