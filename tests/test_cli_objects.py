@@ -257,7 +257,7 @@ def test_admin_policy_spelled_as_mc(aistor, lab, tmp_path):
     (["ls", "nosuch/bucket"], "unknown alias 'nosuch'", 2),
     (["cat", "lab/bucket"], "names no object", 2),
     (["mb", "lab"], "names no bucket", 2),
-    (["cp", "only-one"], "expected SOURCE... TARGET", 2),
+    (["cp", "only-one"], "required: TARGET", 2),
     (["cp", "missing-dir", "lab/bucket/"], "'missing-dir' does not exist", 2),
     (["rm", "lab/b/k", "--version-id", "v", "--versions"], "--version-id names one version", 2),
     (["anonymous", "set", "everyone", "lab/b"], "invalid choice: 'everyone'", 2),

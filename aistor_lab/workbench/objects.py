@@ -117,15 +117,6 @@ class ObjectStore:
     def head(self, bucket: str, key: str, version_id: str | None = None) -> dict:
         return self._call("head_object", Bucket=bucket, Key=key, **_version(version_id))
 
-    def exists(self, bucket: str, key: str) -> bool:
-        try:
-            self.head(bucket, key)
-        except ServiceError as exc:
-            if exc.status == 404:
-                return False
-            raise
-        return True
-
     def read(self, bucket: str, key: str, version_id: str | None = None) -> Iterator[bytes]:
         """The object's bytes, in chunks as they arrive (asked for now: a missing object fails here)."""
         return self._chunks(self._call("get_object", Bucket=bucket, Key=key, **_version(version_id))["Body"])
@@ -177,11 +168,6 @@ class ObjectStore:
     def _delete_batch(self, bucket: str, batch: list[dict]) -> list[dict]:
         answer = self._call("delete_objects", Bucket=bucket, Delete={"Objects": batch})
         return answer.get("Deleted", []) + answer.get("Errors", [])
-
-    def delete_one(self, bucket: str, key: str, version_id: str | None = None) -> dict:
-        return self._call("delete_object", Bucket=bucket, Key=key, **_version(version_id))
-
-    # -- tags ---------------------------------------------------------------------------------
 
     def tags(self, bucket: str, key: str = "", version_id: str | None = None) -> dict[str, str]:
         """The tags of an object (or, without ``key``, of the bucket)."""

@@ -132,34 +132,40 @@ def _list_buckets(target: Remote) -> Records:
     return Records(lines, records, table, empty="(no buckets)")
 
 
+def _ordinals(entries: list[dict]) -> list[int | None]:
+    """mc's version numbers: ``v1`` the oldest version of a key (listings give the newest first)."""
+    left: dict[str, int] = {}
+    for entry in entries:
+        if "Key" in entry:
+            left[entry["Key"]] = left.get(entry["Key"], 0) + 1
+    ordinals: list[int | None] = []
+    for entry in entries:
+        if "Key" in entry:
+            ordinals.append(left[entry["Key"]])
+            left[entry["Key"]] -= 1
+        else:
+            ordinals.append(None)
+    return ordinals
+
+
 def list_objects(ctx: Context, args: argparse.Namespace) -> Records:
-    target = remote(ctx, args.target or "")
+    target = remote(ctx, args.target)
     if not target.bucket:
         return _list_buckets(target)
-    prefix = target.key
-    entries = (target.store.versions if args.versions else target.store.objects)(
-        target.bucket, prefix, recursive=args.recursive)
+    listing = target.store.versions if args.versions else target.store.objects
+    entries = list(listing(target.bucket, target.key, recursive=args.recursive))
+    ordinals = _ordinals(entries) if args.versions else [None] * len(entries)
     lines, records, rows = [], [], []
-    ordinals: dict[str, int] = {}
-    listed = list(entries)
-    counts: dict[str, int] = {}
-    for entry in listed:
-        if "Key" in entry:
-            counts[entry["Key"]] = counts.get(entry["Key"], 0) + 1
-    for entry in listed:
-        name = (entry.get("Key") or entry.get("Prefix"))[len(target.directory):]
-        record = _entry_record(target, entry, name)
-        ordinal = None
-        if args.versions and "Key" in entry:  # mc numbers versions oldest first: v1, v2, ...
-            ordinal = counts[entry["Key"]] - ordinals.get(entry["Key"], 0)
-            ordinals[entry["Key"]] = ordinals.get(entry["Key"], 0) + 1
+    for entry, ordinal in zip(entries, ordinals, strict=True):
+        record = _entry_record(target, entry, (entry.get("Key") or entry["Prefix"])[len(target.directory):])
+        if ordinal is not None:
             record["versionOrdinal"] = ordinal
         records.append(record)
         lines.append(_entry_line(entry, record, ordinal))
         rows.append([record["key"], record["type"], record["size"], record["lastModified"] or "",
                      record.get("versionId", "")])
     table = Rows(["key", "type", "size", "last modified", "version id"], rows, empty="(no objects)")
-    return Records(lines, records, table, empty="")
+    return Records(lines, records, table)
 
 
 def _tree_lines(tree: dict, indent: str = "") -> Iterator[str]:
@@ -212,7 +218,7 @@ def stat(ctx: Context, args: argparse.Namespace) -> Fields:
         return Fields([("Name", data["name"]), ("Type", "folder"), ("Versioning", data["versioning"]),
                        ("Tags", tags_text(tags)), ("ILM rules", data["ilmRules"])], data)
     head = store.head(target.bucket, target.key, args.version_id)
-    tags = store.tags(target.bucket, target.key, args.version_id) if head.get("TagCount", 1) else {}
+    tags = store.tags(target.bucket, target.key, args.version_id)
     metadata = {"Content-Type": head.get("ContentType", ""),
                 **{f"X-Amz-Meta-{k.title()}": v for k, v in head.get("Metadata", {}).items()}}
     data = {"status": "success", "name": target.url(), "lastModified": _iso(head.get("LastModified")),
@@ -285,8 +291,8 @@ def _remote_sources(source: Remote, recursive: bool, version_id: str | None) -> 
 
 
 def _plan(ctx: Context, args: argparse.Namespace) -> list[_Copy]:
-    paths = [any_path(ctx, text) for text in args.paths]
-    sources, target = paths[:-1], paths[-1]
+    sources = [any_path(ctx, text) for text in args.sources]
+    target = any_path(ctx, args.target)
     if isinstance(target, Remote):
         target.need_bucket()
     many = args.recursive or len(sources) > 1
@@ -331,11 +337,9 @@ def _progress_bar(ctx: Context, total: int):
 
 
 def copy(ctx: Context, args: argparse.Namespace) -> Records:
-    if len(args.paths) < 2:
-        raise UsageError("expected SOURCE... TARGET")
     plan = _plan(ctx, args)
     if not plan:
-        raise AIStorError(f"nothing to copy under '{args.paths[0]}'")
+        raise AIStorError(f"nothing to copy under '{args.sources[0]}'")
     total = sum(job.size for job in plan)
     records, lines = [], []
     with _progress_bar(ctx, total) as bar:

@@ -145,9 +145,10 @@ OBJECT_COMMANDS: list[Command] = [
         TARGET, arg("--files", "-f", action="store_true", help="the objects too"),
     ], target=PATHS),
     Command("cp", "copy files and objects: local -> bucket, bucket -> local, bucket -> bucket", object_do.copy, [
-        arg("paths", metavar="SOURCE... TARGET", nargs="+",
+        arg("sources", metavar="SOURCE", nargs="+",
             help="local paths, or ALIAS/BUCKET/KEY (in a notebook: BUCKET/KEY; local paths there start with "
                  "/, . or ~, or exist here); a folder keeps its name unless written with a trailing /"),
+        arg("target", metavar="TARGET", help="as SOURCE; ending in / (or a bucket): a folder"),
         arg("--recursive", "-r", action="store_true", help="folders and prefixes, with everything under them"),
         VERSION_ID,
     ], target=PATHS, fronts=TERMINAL_AND_NOTEBOOK),  # local files: not the side panel's business
@@ -321,7 +322,7 @@ def _add_target(parser: argparse.ArgumentParser, command: Command, front: Front)
 
 
 def build_parser(front: Front) -> argparse.ArgumentParser:
-    parser = _Parser(prog=front.prog, description="Warehouses, namespaces, tables, shares and users of AIStor.")
+    parser = _Parser(prog=front.prog, description="Warehouses, namespaces, tables, shares, users, buckets and objects of AIStor.")
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="answer in JSON")
     groups = {(): parser.add_subparsers(metavar="COMMAND", required=True)}
