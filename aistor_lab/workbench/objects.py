@@ -59,7 +59,7 @@ def _version(value: str | None) -> dict[str, str]:
     return {"VersionId": value} if value else {}
 
 
-class ObjectStore:
+class ObjectClient:
     """Buckets and objects of one service, as one identity."""
 
     def __init__(self, config: ServiceConfig):

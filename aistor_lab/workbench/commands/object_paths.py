@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import cached_property
+from functools import lru_cache
 from pathlib import Path
 
 from .. import aliases
 from ..client import ServiceConfig
-from ..objects import ObjectStore
+from ..objects import ObjectClient
 from .actions import Context, UsageError
 
 
@@ -25,9 +25,9 @@ class Remote:
     bucket: str
     key: str
 
-    @cached_property
-    def store(self) -> ObjectStore:
-        return ObjectStore(self.service)
+    @property
+    def store(self) -> ObjectClient:
+        return _client(self.service)
 
     def url(self, key: str | None = None) -> str:
         """How the path is shown: ``alias/bucket/key``, as it was written (``key``: another key)."""
@@ -51,6 +51,12 @@ class Remote:
         return self.key[: self.key.rfind("/") + 1]
 
 
+@lru_cache(maxsize=8)
+def _client(service: ServiceConfig) -> ObjectClient:
+    """One boto3 client a service: a recursive copy makes a Remote for every file."""
+    return ObjectClient(service)
+
+
 @dataclass(frozen=True)
 class Local:
     path: str
@@ -72,10 +78,9 @@ def remote(ctx: Context, text: str) -> Remote:
         if not alias:
             raise UsageError(f"'{text}' names no service: expected ALIAS/BUCKET[/KEY]")
         return Remote(aliases.resolve(alias), alias, *_split(rest))
-    service = ctx.service or ServiceConfig.from_env()
-    if service is None:
+    if ctx.service is None:
         raise UsageError("no default AIStor service: set AISTOR_ENDPOINT or name a service by alias")
-    return Remote(service, "", *_split(text))
+    return Remote(ctx.service, "", *_split(text))
 
 
 def _looks_local(ctx: Context, text: str) -> bool:
