@@ -144,10 +144,22 @@ def test_acl_bodies_of_canned_grants_are_taken_others_refused(s3, anonymous, buc
         {"Grantee": {"Type": "Group", "URI": ALL_USERS}, "Permission": "READ"}]}
     s3.put_object_acl(Bucket=bucket, Key="k", AccessControlPolicy=public)
     assert anonymous.get_object(Bucket=bucket, Key="k")["Body"].read() == b"v"
-    odd = {"Owner": owner, "Grants": [{"Grantee": {"Type": "CanonicalUser", "ID": "someone"}, "Permission": "READ"}]}
+    odd = {"Owner": owner, "Grants": [{"Grantee": {"Type": "CanonicalUser", "ID": ROOT_USER}, "Permission": "READ"}]}
     with pytest.raises(ClientError) as excinfo:
         s3.put_bucket_acl(Bucket=bucket, AccessControlPolicy=odd)
     assert code(excinfo) == "NotImplemented"
+    unknown = {"Owner": owner, "Grants": [{"Grantee": {"Type": "CanonicalUser", "ID": "nobody-at-all"},
+                                           "Permission": "READ"}]}
+    with pytest.raises(ClientError) as excinfo:
+        s3.put_bucket_acl(Bucket=bucket, AccessControlPolicy=unknown)
+    assert code(excinfo) == "InvalidArgument"
+    by_mail = {"Owner": owner, "Grants": [{"Grantee": {"Type": "AmazonCustomerByEmail", "EmailAddress": "a@b.c"},
+                                           "Permission": "READ"}]}
+    with pytest.raises(ClientError) as excinfo:
+        s3.put_bucket_acl(Bucket=bucket, AccessControlPolicy=by_mail)
+    assert code(excinfo) == "UnresolvableGrantByEmailAddress"
+    s3.put_object(Bucket=bucket, Key="by-header", Body=b"h", GrantRead=f'uri="{ALL_USERS}"')
+    assert anonymous.get_object(Bucket=bucket, Key="by-header")["Body"].read() == b"h"
     with pytest.raises(ClientError) as excinfo:
         s3.put_bucket_acl(Bucket=bucket, ACL="world-writable")
     assert code(excinfo) in ("InvalidArgument", "ParamValidation")
@@ -219,3 +231,67 @@ def test_clients_cannot_set_the_reserved_metadata(s3, bucket):
     with pytest.raises(ClientError) as excinfo:
         s3.put_object(Bucket=bucket, Key="k", Body=b"v", Metadata={"aistor-internal-acl": "public-read"})
     assert code(excinfo) == "InvalidArgument"
+
+
+@pytest.fixture(scope="module")
+def writer(server):
+    """A user with every S3 right, who writes into buckets the root user owns."""
+    user, secret = make_user(server, {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]})
+    return user, make_s3_client(server.endpoint, user, secret)
+
+
+def owner_of(s3, bucket: str, key: str) -> str:
+    return s3.get_object_acl(Bucket=bucket, Key=key)["Owner"]["ID"]
+
+
+def test_the_writer_owns_an_object_unless_the_bucket_owner_takes_it(s3, writer):
+    user, client = writer
+    plain = new_bucket(s3)
+    client.put_object(Bucket=plain, Key="k", Body=b"v")
+    assert owner_of(s3, plain, "k") == user
+    assert s3.list_objects(Bucket=plain)["Contents"][0]["Owner"]["ID"] == user
+    assert s3.list_objects_v2(Bucket=plain, FetchOwner=True)["Contents"][0]["Owner"]["ID"] == user
+    client.put_object(Bucket=plain, Key="full", Body=b"v", ACL="bucket-owner-full-control")
+    assert grants(s3.get_object_acl(Bucket=plain, Key="full")) == {(user, "FULL_CONTROL"), (ROOT_USER, "FULL_CONTROL")}
+    upload = client.create_multipart_upload(Bucket=plain, Key="mp")
+    listed = s3.list_multipart_uploads(Bucket=plain)["Uploads"][0]
+    assert listed["Initiator"]["ID"] == listed["Owner"]["ID"] == user
+    assert s3.list_parts(Bucket=plain, Key="mp", UploadId=upload["UploadId"])["Owner"]["ID"] == user
+
+    enforced = new_bucket(s3, ObjectOwnership="BucketOwnerEnforced")
+    client.put_object(Bucket=enforced, Key="k", Body=b"v")
+    assert owner_of(s3, enforced, "k") == ROOT_USER
+    with pytest.raises(ClientError) as excinfo:
+        client.put_object(Bucket=enforced, Key="p", Body=b"v", ACL="private")
+    assert code(excinfo) == "AccessControlListNotSupported"
+
+    preferred = new_bucket(s3, ObjectOwnership="BucketOwnerPreferred")
+    client.put_object(Bucket=preferred, Key="mine", Body=b"v")
+    client.put_object(Bucket=preferred, Key="theirs", Body=b"v", ACL="bucket-owner-full-control")
+    assert (owner_of(s3, preferred, "mine"), owner_of(s3, preferred, "theirs")) == (user, ROOT_USER)
+
+
+def test_list_buckets_names_the_caller_as_owner(s3, writer):
+    user, client = writer
+    assert client.list_buckets()["Owner"]["ID"] == user
+    assert s3.list_buckets()["Owner"]["ID"] == ROOT_USER
+
+
+def test_a_public_acl_makes_the_bucket_public(s3):
+    name = new_bucket(s3, ACL="public-read")
+    assert s3.get_bucket_policy_status(Bucket=name)["PolicyStatus"]["IsPublic"] is True
+
+
+def test_missing_things_in_public_and_missing_buckets(s3, anonymous):
+    name = new_bucket(s3, ACL="public-read")
+    with pytest.raises(ClientError) as excinfo:  # may list, so may learn the key is not there
+        anonymous.get_object(Bucket=name, Key="never-written")
+    assert code(excinfo) == "NoSuchKey"
+    private = new_bucket(s3)
+    with pytest.raises(ClientError) as excinfo:
+        anonymous.get_object(Bucket=private, Key="never-written")
+    assert code(excinfo) == "AccessDenied"
+    with pytest.raises(ClientError) as excinfo:
+        anonymous.get_object(Bucket=f"missing-{uuid.uuid4().hex[:8]}", Key="k")
+    assert code(excinfo) == "NoSuchBucket"

@@ -121,7 +121,9 @@ def test_object_subresource_not_implemented_for_its_method(server, s3, bucket, m
     ({"ObjectLockLegalHoldStatus": "ON"}, "InvalidRequest"),
     ({"WebsiteRedirectLocation": "/elsewhere"}, "NotImplemented"),
     ({"ACL": "world-writable"}, "InvalidArgument"),  # no such canned ACL
-    ({"GrantRead": 'uri="http://acs.amazonaws.com/groups/global/AllUsers"'}, "NotImplemented"),
+    # Grants that amount to no canned ACL.
+    ({"GrantReadACP": 'uri="http://acs.amazonaws.com/groups/global/AllUsers"'}, "NotImplemented"),
+    ({"GrantRead": 'id="no-such-user"'}, "InvalidArgument"),
 ])
 def test_write_headers_without_their_semantics_are_refused(s3, bucket, options, code):
     """Never written as though the header had been honoured: the write is refused, nothing stored."""

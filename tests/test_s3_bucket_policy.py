@@ -256,3 +256,23 @@ def test_a_deleted_bucket_takes_its_policy_with_it(s3, anonymous):
     s3.create_bucket(Bucket=name)
     with pytest.raises(ClientError):
         anonymous.put_object(Bucket=name, Key="k", Body=b"x")
+
+
+def test_not_principal_goes_with_deny_only(server, s3, bucket):
+    user, secret = make_user(server, {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]})
+    with pytest.raises(ClientError) as excinfo:
+        s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps({"Statement": [{
+            "Effect": "Allow", "NotPrincipal": {"AWS": user}, "Action": "s3:ListBucket",
+            "Resource": f"arn:aws:s3:::{bucket}"}]}))
+    assert code(excinfo) == "MalformedPolicy"
+    # Deny everyone but the user: others with s3:* of their own are refused, the user is not.
+    other, other_secret = make_user(server, {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]})
+    s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps({"Statement": [{
+        "Effect": "Deny", "NotPrincipal": {"AWS": user}, "Action": "s3:ListBucket",
+        "Resource": f"arn:aws:s3:::{bucket}"}]}))
+    make_s3_client(server.endpoint, user, secret).list_objects_v2(Bucket=bucket)
+    with pytest.raises(ClientError) as excinfo:
+        make_s3_client(server.endpoint, other, other_secret).list_objects_v2(Bucket=bucket)
+    assert code(excinfo) == "AccessDenied"

@@ -2,7 +2,8 @@
 
 A bucket policy may speak only of its bucket: every action is an ``s3:`` action (or ``*``) and every
 resource could name the bucket or an object in it (``arn:aws:s3:::BUCKET``, ``arn:aws:s3:::BUCKET/*``,
-a wildcard such as ``arn:aws:s3:::*``); anything else is MalformedPolicy, as in AWS. It is consulted
+a wildcard such as ``arn:aws:s3:::*``); ``NotPrincipal`` goes with ``Deny`` only. Anything else is
+MalformedPolicy, as in AWS. It is consulted
 only for requests on its bucket, so a wildcard never reaches past it.
 
 A policy is *public* (``GetBucketPolicyStatus``, ``PublicAccessBlock``) when a statement allows
@@ -29,6 +30,8 @@ def parse_bucket_policy(source: bytes | str, bucket: str) -> Policy:
     policy = Policy.parse(source, resource_policy=True)
     for index, statement in enumerate(policy.statements):
         where = f"Statement[{index}]"
+        if statement.allow and statement.not_principal:
+            raise MalformedPolicy(f"{where}: NotPrincipal is allowed with Deny only, as in AWS")
         for action in statement.action_names:
             if action != "*" and not action.lower().startswith("s3:"):
                 raise MalformedPolicy(f"{where}: Policy has invalid action {action!r}: a bucket policy grants "

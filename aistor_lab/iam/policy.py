@@ -48,19 +48,19 @@ RequestContext = Mapping[str, str | Sequence[str] | Callable[[str], str | None] 
 
 
 class Statement:
-    __slots__ = ("_actions", "_conditions", "_not_action", "_not_principal", "_not_resource", "_resources",
-                 "action_names", "allow", "condition_keys", "principals", "resource_names", "sid")
+    __slots__ = ("_actions", "_conditions", "_not_action", "_not_resource", "_resources",
+                 "action_names", "allow", "condition_keys", "not_principal", "principals", "resource_names", "sid")
 
     def __init__(self, raw: object, where: str, known_actions_only: bool = True, resource_policy: bool = False):
         if not isinstance(raw, Mapping):
             raise MalformedPolicy(f"{where}: a statement must be a JSON object")
         self.principals: Principals | None = None
-        self._not_principal = False
+        self.not_principal = False
         if resource_policy:
             if ("Principal" in raw) == ("NotPrincipal" in raw):
                 raise MalformedPolicy(f"{where}: a bucket policy statement needs Principal or NotPrincipal")
-            self._not_principal = "NotPrincipal" in raw
-            self.principals = Principals(raw["NotPrincipal" if self._not_principal else "Principal"], where)
+            self.not_principal = "NotPrincipal" in raw
+            self.principals = Principals(raw["NotPrincipal" if self.not_principal else "Principal"], where)
         elif "Principal" in raw or "NotPrincipal" in raw:
             raise MalformedPolicy(f"{where}: Principal is not allowed in identity policies")
         unknown = sorted(set(raw) - _STATEMENT_KEYS - (_PRINCIPAL_KEYS if resource_policy else set()))
@@ -109,7 +109,7 @@ class Statement:
         """Whether a resource policy's statement speaks of this caller (always, in identity policies)."""
         if self.principals is None:
             return True
-        return self.principals.includes(access_key, is_root) != self._not_principal
+        return self.principals.includes(access_key, is_root) != self.not_principal
 
     def matches(self, actions: Sequence[str], resources: Sequence[str], resource_scoped: bool,
                 context: Context) -> bool:

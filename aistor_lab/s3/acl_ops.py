@@ -10,6 +10,7 @@ full control. PublicAccessBlock's BlockPublicAcls refuses public canned ACLs (Ac
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from . import acl
@@ -25,28 +26,52 @@ ACL_HEADER = "x-amz-acl"
 OWNERSHIP_HEADER = "x-amz-object-ownership"
 OWNERSHIPS = ("BucketOwnerEnforced", "BucketOwnerPreferred", "ObjectWriter")
 _OWNER_ONLY = frozenset({"private", "bucket-owner-full-control"})
+_BUCKET_OWNER_ACLS = frozenset({"bucket-owner-read", "bucket-owner-full-control"})
 
 
 # -- writes that carry x-amz-acl -----------------------------------------------------------------
-def checked_write_acl(req: S3Handler, rules: AccessRules | None, value: str | None) -> str:
-    """The canned ACL a write asks for (private when none), once the bucket's settings allow it."""
-    if any(name.lower().startswith("x-amz-grant-") for name in req.request.headers):
-        raise S3Error("NotImplemented", "Grants by header (x-amz-grant-*) are not supported; use a canned ACL "
-                      "(x-amz-acl) or a bucket policy.")
-    canned = acl.canned_acl(value) if value is not None else acl.PRIVATE
-    if rules is not None:
-        if not rules.acls_enabled and canned not in _OWNER_ONLY:
-            raise S3Error("AccessControlListNotSupported", "The bucket does not allow ACLs")
-        if rules.block.block_public_acls and canned in acl.PUBLIC:
-            raise S3Error("AccessDenied", "Access Denied: the bucket's PublicAccessBlock blocks public ACLs.")
+def checked_write_acl(req: S3Handler, rules: AccessRules | None, owner: str, bucket_owner: str) -> str | None:
+    """The canned ACL a write asks for (``x-amz-acl``, or ``x-amz-grant-*`` headers that amount to
+    one); None when it asks for none. Refused when the bucket's settings do not allow it."""
+    headers = req.request.headers
+    value = headers.get(ACL_HEADER)
+    by_grants = acl.canned_of_headers(headers, owner, bucket_owner, _is_user(req))
+    if value is not None and by_grants is not None:
+        raise S3Error("InvalidRequest", "Specify either x-amz-acl or x-amz-grant-* headers, not both.")
+    canned = acl.canned_acl(value) if value is not None else by_grants
+    if rules is not None and canned is not None:
+        _check_allowed(rules, canned)
     return canned
 
 
+def _check_allowed(rules: AccessRules, canned: str) -> None:
+    if not rules.acls_enabled and canned != "bucket-owner-full-control":
+        raise S3Error("AccessControlListNotSupported", "The bucket does not allow ACLs")
+    if rules.block.block_public_acls and canned in acl.PUBLIC:
+        raise S3Error("AccessDenied", "Access Denied: the bucket's PublicAccessBlock blocks public ACLs.")
+
+
 def object_acl_metadata(req: S3Handler) -> dict[str, str]:
-    """The metadata entry keeping the ACL of an object write (none when private)."""
+    """The metadata entries of an object write: its canned ACL when not private, its owner (the
+    writer) when not the bucket's owner. The bucket owner owns what is written under
+    BucketOwnerEnforced, and under BucketOwnerPreferred what is written bucket-owner-full-control."""
     rules = req.services.bucket_access.rules(req.bucket)
-    canned = checked_write_acl(req, rules, req.request.headers.get(ACL_HEADER))
-    return {} if canned in _OWNER_ONLY else {acl.OBJECT_ACL_ENTRY: canned}
+    bucket_owner = rules.acl.owner if rules is not None else ""
+    writer = req.access_key or bucket_owner  # an anonymous write goes to the bucket owner
+    canned = checked_write_acl(req, rules, writer, bucket_owner)
+    entries = {} if canned in (None, *_OWNER_ONLY) else {acl.OBJECT_ACL_ENTRY: canned}
+    ownership = rules.ownership if rules is not None else None
+    to_bucket_owner = ownership == "BucketOwnerEnforced" or (
+        ownership == "BucketOwnerPreferred" and canned == "bucket-owner-full-control")
+    if writer != bucket_owner and not to_bucket_owner:
+        entries[acl.OBJECT_OWNER_ENTRY] = writer
+        if canned == "bucket-owner-full-control":
+            entries[acl.OBJECT_ACL_ENTRY] = canned
+    return entries
+
+
+def object_owner(metadata: Mapping[str, str], bucket_owner: str) -> str:
+    return metadata.get(acl.OBJECT_OWNER_ENTRY, bucket_owner)
 
 
 # -- bucket ACL ----------------------------------------------------------------------------------
@@ -58,9 +83,11 @@ async def get_bucket_acl(req: S3Handler) -> None:
 
 async def put_bucket_acl(req: S3Handler) -> None:
     rules = await req.services.bucket_access.of_request(req)
-    canned = _requested_acl(req, rules.acl.owner)
-    checked_write_acl(req, rules, canned)
-    await req.run_blocking(req.services.bucket_access.put_acl, req.bucket, acl.Acl(rules.acl.owner, canned))
+    owner = rules.acl.owner
+    canned = _requested_acl(req, rules, owner, owner)
+    if canned in _BUCKET_OWNER_ACLS:
+        canned = acl.PRIVATE  # on a bucket these grant its owner what it has
+    await req.run_blocking(req.services.bucket_access.put_acl, req.bucket, acl.Acl(owner, canned))
     req.send_empty()
 
 
@@ -68,18 +95,19 @@ async def put_bucket_acl(req: S3Handler) -> None:
 async def get_object_acl(req: S3Handler) -> None:
     rules = await req.services.bucket_access.of_request(req)
     info = await read_object(req, req.store.get_object_info, requested_version(req))
+    owner = object_owner(info.metadata, rules.acl.owner)
     canned = info.metadata.get(acl.OBJECT_ACL_ENTRY, acl.PRIVATE) if rules.acls_enabled else acl.PRIVATE
     set_read_version(req, info.version_id)
-    req.send_xml(acl.Acl(rules.acl.owner, canned).to_xml())
+    req.send_xml(acl.Acl(owner, canned, rules.acl.owner).to_xml())
 
 
 async def put_object_acl(req: S3Handler) -> None:
     rules = await req.services.bucket_access.of_request(req)
-    canned = checked_write_acl(req, rules, _requested_acl(req, rules.acl.owner))
     version = requested_version(req)
     info = await read_object(req, req.store.get_object_info, version)
+    canned = _requested_acl(req, rules, object_owner(info.metadata, rules.acl.owner), rules.acl.owner)
     metadata = {name: value for name, value in info.metadata.items() if name != acl.OBJECT_ACL_ENTRY}
-    if canned not in _OWNER_ONLY:
+    if canned != acl.PRIVATE:
         metadata[acl.OBJECT_ACL_ENTRY] = canned
     if metadata != info.metadata:
         await req.run_blocking(req.store.set_object_metadata, req.bucket, req.key, info.version_id, metadata)
@@ -123,11 +151,18 @@ async def delete_ownership(req: S3Handler) -> None:
 
 
 # -- helpers -------------------------------------------------------------------------------------
-def _requested_acl(req: S3Handler, owner: str) -> str:
-    """The canned ACL of a PutAcl request: its header, else its AccessControlPolicy body."""
-    header = req.request.headers.get(ACL_HEADER)
-    if header is not None:
-        return acl.canned_acl(header)
+def _requested_acl(req: S3Handler, rules: AccessRules, owner: str, bucket_owner: str) -> str:
+    """The canned ACL of a PutAcl request: its headers, else its AccessControlPolicy body."""
+    canned = checked_write_acl(req, rules, owner, bucket_owner)
+    if canned is not None:
+        return canned
     if req.body.strip():
-        return acl.canned_of_body(bytes(req.body), owner)
+        canned = acl.canned_of_body(bytes(req.body), owner, bucket_owner, _is_user(req))
+        _check_allowed(rules, canned)
+        return canned
     raise S3Error("MissingSecurityHeader", "Your request was missing a required header: x-amz-acl.")
+
+
+def _is_user(req: S3Handler) -> Callable[[str], bool]:
+    """Whether a grant's ID names a user (the root user included)."""
+    return lambda access_key: req.services.iam.secret_for(access_key) is not None

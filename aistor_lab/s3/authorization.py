@@ -40,6 +40,7 @@ _HEADER_KEYS = (
 
 
 def is_allowed(req: S3Handler, action: str, bucket: str, key: str = "", context: dict | None = None) -> bool:
+    """Whether the request's caller may do ``action`` on the bucket or key."""
     resource = "arn:aws:s3:::" + (f"{bucket}/{key}" if key else bucket or "*")
     rules = req.services.bucket_access.rules(bucket) if bucket else None
     policy = None if rules is None else rules.policy
@@ -104,6 +105,7 @@ def _acl_grants(req: S3Handler, rules: AccessRules, action: str, bucket: str, ke
     try:
         info = req.store.get_object_info(bucket, key, req.query.get("versionId"))
     except StoreError:
-        return False
+        # Nothing there: those who may list the bucket may learn that (404), as in S3; others not.
+        return is_allowed(req, "s3:ListBucket", bucket, "", {"s3:prefix": key})
     canned = info.metadata.get(acl.OBJECT_ACL_ENTRY, acl.PRIVATE)
     return acl.permits(canned, action, signed=signed, on_object=True)

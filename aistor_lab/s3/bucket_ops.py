@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from ..store import ObjectInfo
 from .acl import PRIVATE, Acl
-from .acl_ops import ACL_HEADER, checked_write_acl, ownership_of_create
+from .acl_ops import checked_write_acl, object_owner, ownership_of_create
 from .bucket_access import OWNERSHIP
 from .errors import S3Error
 from .names import check_bucket_name
@@ -22,11 +22,6 @@ if TYPE_CHECKING:
 
 MAX_LIST_KEYS = 1000
 MAX_BUCKETS = 10000
-
-
-def owner_id(services) -> str:
-    """A stable canonical user id for the single tenant of this server."""
-    return base64.b16encode(services.settings.root_user.encode()).decode().lower().ljust(64, "0")[:64]
 
 
 async def list_buckets(req: S3Handler) -> None:
@@ -41,9 +36,9 @@ async def list_buckets(req: S3Handler) -> None:
         if bucket.name.startswith(prefix) and bucket.name > after and not req.store.is_system_bucket(bucket.name)
     ]  # fmt: skip
     page = buckets[:limit]
-    xml = XmlWriter("ListAllMyBucketsResult").open("Owner")
-    xml.element("ID", owner_id(req.services)).element("DisplayName", req.services.settings.root_user)
-    xml.close("Owner").open("Buckets")
+    xml = XmlWriter("ListAllMyBucketsResult")
+    write_owner(xml, req.access_key)  # the caller, as S3 names the account asking
+    xml.open("Buckets")
     for bucket in page:
         xml.open("Bucket").element("Name", bucket.name).element("CreationDate", iso8601(bucket.created))
         xml.close("Bucket")
@@ -68,7 +63,9 @@ async def create_bucket(req: S3Handler) -> None:
     if req.body.strip():
         parse_xml(bytes(req.body), "CreateBucketConfiguration")  # location is accepted and ignored
     ownership = ownership_of_create(req)
-    canned = checked_write_acl(req, None, req.request.headers.get(ACL_HEADER))
+    canned = checked_write_acl(req, None, req.access_key, req.access_key) or PRIVATE
+    if canned in ("bucket-owner-read", "bucket-owner-full-control"):
+        canned = PRIVATE  # on a bucket these grant its owner what it has
     if ownership == "BucketOwnerEnforced" and canned != PRIVATE:
         raise S3Error("InvalidBucketAclWithObjectOwnership",
                       "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting")
@@ -144,27 +141,30 @@ async def list_objects(req: S3Handler) -> None:
             xml.element("NextMarker", enc(page.next_marker))
     if "encoding-type" in query:
         xml.element("EncodingType", "url")
-    show_owner = not v2 or query.get("fetch-owner") == "true"
+    bucket_owner = None
+    if not v2 or query.get("fetch-owner") == "true":
+        bucket_owner = (await req.services.bucket_access.of_request(req)).acl.owner
     for info in page.objects:
-        _object_entry(xml, info, enc(info.key), req.services if show_owner else None)
+        _object_entry(xml, info, enc(info.key), bucket_owner)
     for common in page.common_prefixes:
         xml.open("CommonPrefixes").element("Prefix", enc(common)).close("CommonPrefixes")
     req.send_xml(xml.to_bytes())
 
 
-def _object_entry(xml: XmlWriter, info: ObjectInfo, key: str, services) -> None:
+def _object_entry(xml: XmlWriter, info: ObjectInfo, key: str, bucket_owner: str | None) -> None:
+    """``bucket_owner``: None when the listing shows no owners."""
     xml.open("Contents").element("Key", key).element("LastModified", iso8601(info.last_modified))
     xml.element("ETag", f'"{info.etag}"').element("Size", info.size)
     for algorithm in info.checksums:
         xml.element("ChecksumAlgorithm", algorithm.upper())
-    if services is not None:
-        write_owner(xml, services)
+    if bucket_owner is not None:
+        write_owner(xml, object_owner(info.metadata, bucket_owner))
     xml.element("StorageClass", "STANDARD").close("Contents")
 
 
-def write_owner(xml: XmlWriter, services) -> None:
-    xml.open("Owner").element("ID", owner_id(services))
-    xml.element("DisplayName", services.settings.root_user).close("Owner")
+def write_owner(xml: XmlWriter, owner: str, tag: str = "Owner") -> None:
+    """An owner as S3 documents name one; IDs here are access keys (see acl.py)."""
+    xml.open(tag).element("ID", owner).element("DisplayName", owner).close(tag)
 
 
 def key_encoder(query: dict[str, str]) -> Callable[[str], str]:

@@ -224,6 +224,9 @@ class S3Handler(RequestHandler):
     def authorize(self, action: str, bucket: str, key: str = "", context: dict | None = None) -> None:
         """Raises AccessDenied unless the caller may (rules in authorization.py)."""
         if not authorization.is_allowed(self, action, bucket, key, context):
+            if bucket and action != "s3:CreateBucket" and self.services.bucket_access.rules(bucket) is None:
+                # As S3 answers: a bucket that does not exist is no secret to keep.
+                raise S3Error("NoSuchBucket", "The specified bucket does not exist")
             raise S3Error("AccessDenied", "Access Denied.")
 
     def list_context(self) -> dict[str, str]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..store import NoSuchUpload
+from .acl_ops import object_owner
+from .bucket_ops import write_owner
 from .checksums import HEADER_PREFIX, TYPE_HEADER, checksum_type, normalize_algorithm, upload_checksum_type
 from .encryption.answers import set_encryption_headers
 from .errors import S3Error
@@ -180,6 +182,7 @@ async def list_parts(req: S3Handler) -> None:
     xml.element("Bucket", req.bucket).element("Key", req.key).element("UploadId", page.upload.upload_id)
     xml.element("PartNumberMarker", int(marker)).element("NextPartNumberMarker", page.next_part_marker or 0)
     xml.element("MaxParts", _max(req, "max-parts")).element("IsTruncated", page.is_truncated)
+    await _write_owners(req, xml, page.upload.metadata)
     algorithm = page.upload.checksum_algorithm
     if algorithm:
         xml.element("ChecksumAlgorithm", algorithm.upper())
@@ -216,9 +219,15 @@ async def list_uploads(req: S3Handler) -> None:
     xml.element("MaxUploads", _max(req, "max-uploads")).element("IsTruncated", page.is_truncated)
     for upload in page.uploads:
         xml.open("Upload").element("Key", upload.key).element("UploadId", upload.upload_id)
+        await _write_owners(req, xml, upload.metadata)
         xml.element("StorageClass", "STANDARD").element("Initiated", iso8601(upload.initiated)).close("Upload")
     for common in page.common_prefixes:
         xml.open("CommonPrefixes").element("Prefix", common).close("CommonPrefixes")
     req.send_xml(xml.to_bytes())
 
 
+async def _write_owners(req: S3Handler, xml: XmlWriter, metadata: dict[str, str]) -> None:
+    """An upload's Initiator and Owner: the object's owner-to-be (acl_ops.object_acl_metadata)."""
+    owner = object_owner(metadata, (await req.services.bucket_access.of_request(req)).acl.owner)
+    write_owner(xml, owner, "Initiator")
+    write_owner(xml, owner)

@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING
 
 from ..iam import MalformedPolicy, is_public, parse_bucket_policy
-from . import public_access_block
+from . import acl, public_access_block
 from .bucket_access import POLICY
 from .errors import S3Error
 from .xmlio import XmlWriter
@@ -49,7 +49,9 @@ async def delete_policy(req: S3Handler) -> None:
 
 async def get_policy_status(req: S3Handler) -> None:
     rules = await req.services.bucket_access.of_request(req)
-    public = rules.policy is not None and is_public(rules.policy)
+    # Public by its policy or by a public canned ACL (as RGW reports it).
+    public = (rules.policy is not None and is_public(rules.policy)) or (
+        rules.acls_enabled and rules.acl.canned in acl.PUBLIC)
     xml = XmlWriter("PolicyStatus").element("IsPublic", public)
     req.send_xml(xml.to_bytes())
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..store import NULL_VERSION, VERSIONING_ENABLED, VERSIONING_SUSPENDED, ObjectVersion
+from .acl_ops import object_owner
 from .bucket_ops import key_encoder, parse_max_keys, write_owner
 from .errors import S3Error
 from .object_lock_ops import bucket_configuration
@@ -62,6 +63,7 @@ async def list_versions(req: S3Handler) -> None:
         version_id_marker=version_id_marker,
         max_keys=max_keys,
     )
+    bucket_owner = (await req.services.bucket_access.of_request(req)).acl.owner
     xml = XmlWriter("ListVersionsResult").element("Name", req.bucket).element("Prefix", enc(prefix))
     xml.element("KeyMarker", enc(key_marker)).element("VersionIdMarker", version_id_marker)
     if page.is_truncated:
@@ -74,13 +76,13 @@ async def list_versions(req: S3Handler) -> None:
     if "encoding-type" in query:
         xml.element("EncodingType", "url")
     for version in page.versions:
-        _version_entry(xml, version, enc(version.info.key), req.services)
+        _version_entry(xml, version, enc(version.info.key), bucket_owner)
     for common in page.common_prefixes:
         xml.open("CommonPrefixes").element("Prefix", enc(common)).close("CommonPrefixes")
     req.send_xml(xml.to_bytes())
 
 
-def _version_entry(xml: XmlWriter, version: ObjectVersion, key: str, services) -> None:
+def _version_entry(xml: XmlWriter, version: ObjectVersion, key: str, bucket_owner: str) -> None:
     """A Version or a DeleteMarker element; S3 lists both kinds in one sequence, in the store's order."""
     info = version.info
     tag = "DeleteMarker" if version.is_delete_marker else "Version"
@@ -91,5 +93,5 @@ def _version_entry(xml: XmlWriter, version: ObjectVersion, key: str, services) -
         for algorithm in info.checksums:
             xml.element("ChecksumAlgorithm", algorithm.upper())
         xml.element("StorageClass", "STANDARD")
-    write_owner(xml, services)
+    write_owner(xml, object_owner(info.metadata, bucket_owner))
     xml.close(tag)
