@@ -1,7 +1,7 @@
 """Request authentication against what real signers produce.
 
-Requests are signed by botocore (SigV4Auth, S3SigV4Auth, S3SigV4QueryAuth, HmacV1QueryAuth and
-boto3's generate_presigned_url), by awscrt's signer, and sent on the wire by boto3 and awscrt to a
+Requests are signed by botocore (SigV4Auth, S3SigV4Auth, S3SigV4QueryAuth, HmacV1Auth,
+HmacV1QueryAuth and boto3's generate_presigned_url), by awscrt's signer, and sent on the wire by boto3 and awscrt to a
 small tornado server that runs nothing but this package. aws-chunked bodies come from botocore's
 own encoder, from the AWS documentation's worked examples, and from the documented algorithm.
 """
@@ -354,7 +354,7 @@ def test_wrong_service_and_clock_skew():
         "AWS4-HMAC-SHA256 Credential=AKIDAUTHTEST/20240101/us-east-1/s3/aws4_request",
         "AWS4-HMAC-SHA256 Credential=AKIDAUTHTEST/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=ab",
         "AWS4-HMAC-SHA256 Credential=AKIDAUTHTEST/20240101//s3/aws4_request, SignedHeaders=host, Signature=ab",
-        "AWS AKIDAUTHTEST:c2lnbmF0dXJl",
+        "AWS2 AKIDAUTHTEST:c2lnbmF0dXJl",
     ],
 )
 def test_malformed_authorization_header(authorization):
@@ -455,6 +455,85 @@ def test_presigned_v2_sub_resources():
     dropped = Wire("GET", wire.path, wire.query.replace("versionId=v%201&", ""), wire.headers)
     expect_error("SignatureDoesNotMatch", 403, dropped.verify)
     expect_error("AuthorizationQueryParametersError", 400, wire.verify, "s3tables")
+
+
+# -- SigV2 header auth ------------------------------------------------------------------------------
+V2_SIGNER = botocore.auth.HmacV1Auth(CREDENTIALS)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_sigv2_header_signature(key):
+    headers = {"Content-Type": "text/plain", "Content-MD5": "rL0Y20zC+Fzt72VPzMSk2A==", "x-amz-meta-Note": "a  b"}
+    wire = sign(V2_SIGNER, "PUT", ENDPOINT + s3_path("b", key) + "?tagging&versionId=v%201", b"foo", headers)
+    auth = wire.verify()
+    assert (auth.kind, auth.access_key, auth.payload, auth.signing_key) == ("header-v2", ACCESS_KEY, "UNSIGNED-PAYLOAD", b"")
+    # Every signed part counts: the method, the standard and x-amz-* headers, the path, a sub-resource.
+    for name, value in (("Content-Type", "text/html"), ("Content-MD5", "AAAA"), ("x-amz-meta-note", "b")):
+        changed = Wire("PUT", wire.path, wire.query, HTTPHeaders({**wire.headers, name: value}))
+        expect_error("SignatureDoesNotMatch", 403, changed.verify)
+    for changed in (Wire("POST", wire.path, wire.query, wire.headers),
+                    Wire("PUT", wire.path + "x", wire.query, wire.headers),
+                    Wire("PUT", wire.path, wire.query.replace("v%201", "v%202"), wire.headers)):
+        expect_error("SignatureDoesNotMatch", 403, changed.verify)
+    # What is not a sub-resource is not signed.
+    assert Wire("PUT", wire.path, wire.query + "&x-id=PutObject", wire.headers).verify().kind == "header-v2"
+
+
+def test_sigv2_header_for_a_virtual_host_signs_bucket_and_key():
+    request = AWSRequest(method="GET", url="http://b.s3.test/k?acl")
+    request.auth_path = "/b/k"  # what botocore signs for a virtual-host URL
+    V2_SIGNER.add_auth(request)
+    wire = to_wire(request)
+    assert wire.verify(resource_path="/b/k").kind == "header-v2"
+    expect_error("SignatureDoesNotMatch", 403, wire.verify, resource_path="/other/k")
+
+
+def test_sigv2_header_with_x_amz_date():
+    """x-amz-date is the request's time; AWS signs an empty Date line then, botocore the Date header."""
+    now = calendar.timegm((2024, 1, 1, 0, 0, 0))
+    amz_date = "Mon, 01 Jan 2024 00:00:00 GMT"
+    botocore_signed = sign(V2_SIGNER, "GET", ENDPOINT + "/b/k", headers={"x-amz-date": amz_date})
+    assert botocore_signed.verify(now=now).kind == "header-v2"  # its Date (the clock's) is not the time
+    string_to_sign = f"GET\n\n\n\nx-amz-date:{amz_date}\n/b/k"
+    signature = base64.b64encode(hmac.new(SECRET_KEY.encode(), string_to_sign.encode(), hashlib.sha1).digest())
+    aws_signed = url_to_wire(ENDPOINT + "/b/k", headers={
+        "x-amz-date": amz_date, "Date": "Thu, 01 Jan 1970 00:00:00 GMT",
+        "Authorization": f"AWS {ACCESS_KEY}:{signature.decode()}"})
+    assert aws_signed.verify(now=now).kind == "header-v2"
+    expect_error("RequestTimeTooSkewed", 403, aws_signed.verify, now=now + 901)
+
+
+@pytest.mark.parametrize(("header", "value", "code"), [
+    ("x-amz-date", "Tue, 07 Jul 2010 21:53:04 GMT", "RequestTimeTooSkewed"),
+    ("x-amz-date", "Tue, 07 Jul 9999 21:53:04 GMT", "RequestTimeTooSkewed"),
+    ("x-amz-date", "Tue, 07 Jul 1950 21:53:04 GMT", "AccessDenied"),  # as AWS: invalid, not skewed
+    ("x-amz-date", "Bad Date", "AccessDenied"),
+    ("x-amz-date", "", "AccessDenied"),
+    ("Date", "20240101T000000Z", "AccessDenied"),
+])
+def test_sigv2_header_dates(header, value, code):
+    wire = sign(V2_SIGNER, "PUT", ENDPOINT + "/b/k", b"bar", {header: value} if header != "Date" else {})
+    if header == "Date":
+        wire.headers["Date"] = value
+    expect_error(code, 403, wire.verify)
+
+
+def test_sigv2_header_refusals():
+    wire = sign(V2_SIGNER, "GET", ENDPOINT + "/b")
+    expect_error("RequestTimeTooSkewed", 403, wire.verify, now=time.time() + 1000)
+    assert wire.verify(now=time.time() + 1000, max_skew=1200).kind == "header-v2"
+    expect_error("AuthorizationHeaderMalformed", 400, wire.verify, "s3tables")
+    expect_error("InvalidAccessKeyId", 403, sign(botocore.auth.HmacV1Auth(Credentials("NOSUCHKEY", SECRET_KEY)),
+                                                 "GET", ENDPOINT + "/b").verify)
+    expect_error("SignatureDoesNotMatch", 403, sign(botocore.auth.HmacV1Auth(Credentials(ACCESS_KEY, "wrong")),
+                                                    "GET", ENDPOINT + "/b").verify)
+    # A signature for one key is not one for another key's secret.
+    other = sign(botocore.auth.HmacV1Auth(Credentials(OTHER_KEY, OTHER_SECRET)), "GET", ENDPOINT + "/b")
+    other.headers["Authorization"] = other.headers["Authorization"].replace(OTHER_KEY, ACCESS_KEY)
+    expect_error("SignatureDoesNotMatch", 403, other.verify)
+    for malformed in ("AWS HAHAHA", "AWS :c2ln", f"AWS {ACCESS_KEY}:", "AWS "):
+        wire.headers["Authorization"] = malformed
+        expect_error("InvalidArgument", 400, wire.verify)
 
 
 def test_header_and_query_auth_together_are_refused():

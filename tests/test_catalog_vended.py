@@ -186,7 +186,10 @@ def test_session_keys_need_their_own_token(server, catalog, namespace):
         == "InvalidToken"
     root_with_token = session_client(server, first, key=ROOT_USER)
     assert error_code(lambda: root_with_token.get_object(Bucket=WAREHOUSE, Key=key)) == "InvalidToken"
-    assert session_client(server, first).get_object(Bucket=WAREHOUSE, Key=key)["Body"].read()
+    for signature_version in (None, "s3"):  # SigV4, and SigV2 header auth
+        foreign_token = session_client(server, first, signature_version, token=second["s3.session-token"])
+        assert error_code(lambda c=foreign_token: c.get_object(Bucket=WAREHOUSE, Key=key)) == "InvalidToken"
+        assert session_client(server, first, signature_version).get_object(Bucket=WAREHOUSE, Key=key)["Body"].read()
 
 
 def test_session_credentials_are_refused_by_the_catalog_and_admin_apis(server, catalog, namespace):

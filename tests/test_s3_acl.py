@@ -295,3 +295,36 @@ def test_missing_things_in_public_and_missing_buckets(s3, anonymous):
     with pytest.raises(ClientError) as excinfo:
         anonymous.get_object(Bucket=f"missing-{uuid.uuid4().hex[:8]}", Key="k")
     assert code(excinfo) == "NoSuchBucket"
+
+
+def test_a_bucket_owner_has_full_control_of_it_and_no_more(server, s3):
+    user, secret = make_user(server, {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["s3:CreateBucket", "s3:ListAllMyBuckets"], "Resource": "*"},
+        {"Effect": "Deny", "Action": "s3:DeleteBucket", "Resource": "*"}]})
+    client = make_s3_client(server.endpoint, user, secret)
+    mine = new_bucket(client)
+    client.put_object(Bucket=mine, Key="k", Body=b"mine")
+    assert client.get_object(Bucket=mine, Key="k")["Body"].read() == b"mine"
+    client.put_bucket_versioning(Bucket=mine, VersioningConfiguration={"Status": "Enabled"})
+    client.delete_object(Bucket=mine, Key="k")
+    with pytest.raises(ClientError) as excinfo:  # an explicit Deny of the owner's own policies still wins
+        client.delete_bucket(Bucket=mine)
+    assert code(excinfo) == "AccessDenied"
+    theirs = new_bucket(s3)
+    with pytest.raises(ClientError) as excinfo:
+        client.put_object(Bucket=theirs, Key="k", Body=b"x")
+    assert code(excinfo) == "AccessDenied"
+
+
+def test_an_object_owner_reads_its_object_and_acl_in_a_bucket_it_may_write(server, s3):
+    user, secret = make_user(server, {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["s3:ListAllMyBuckets"], "Resource": "*"}]})
+    client = make_s3_client(server.endpoint, user, secret)
+    shared = new_bucket(s3, ACL="public-read-write")
+    client.put_object(Bucket=shared, Key="mine", Body=b"m", ACL="bucket-owner-read")
+    assert client.get_object(Bucket=shared, Key="mine")["Body"].read() == b"m"
+    assert grants(client.get_object_acl(Bucket=shared, Key="mine")) == {(user, "FULL_CONTROL"), (ROOT_USER, "READ")}
+    s3.put_object(Bucket=shared, Key="root's", Body=b"r")
+    with pytest.raises(ClientError) as excinfo:
+        client.get_object(Bucket=shared, Key="root's")
+    assert code(excinfo) == "AccessDenied"

@@ -1,5 +1,5 @@
-"""Request authentication shared by every API: AWS SigV4 (header and presigned query),
-SigV2 presigned query URLs, and aws-chunked streaming bodies.
+"""Request authentication shared by every API: AWS SigV4 and SigV2 (header and presigned query),
+and aws-chunked streaming bodies.
 
 Interface (used by the S3 API, the admin API and later the Iceberg catalog):
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True)
 class AuthResult:
     access_key: str
-    kind: str  # "header-v4" | "query-v4" | "query-v2"
+    kind: str  # "header-v4" | "query-v4" | "header-v2" | "query-v2" | "anonymous"
     region: str  # "" for SigV2
     service: str
     date: str  # the credential scope's YYYYMMDD; "" for SigV2

@@ -1,4 +1,5 @@
-"""SigV4 primitives shared by request and chunk verification: names, key derivation, comparison."""
+"""Primitives shared by the verifiers (SigV4 requests and chunks, SigV2): names, key derivation,
+comparison, the request clock."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import hashlib
 import hmac
 import re
 from collections.abc import Callable
+from datetime import UTC
+from email.utils import parsedate_to_datetime
 from functools import lru_cache
 
 from .errors import AuthError
@@ -76,3 +79,21 @@ def payload_mismatch() -> AuthError:
         "The provided 'x-amz-content-sha256' header does not match what was computed.",
         400,
     )
+
+
+def http_date(value: str) -> float | None:
+    """An RFC 1123 date (``Date``, SigV2's ``x-amz-date``) in epoch seconds; None when it is none,
+    or before 1970 (AWS refuses those as invalid rather than as skewed)."""
+    try:
+        seconds = parsedate_to_datetime(value).astimezone(UTC).timestamp()
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return seconds if seconds >= 0 else None
+
+
+def check_skew(signed_at: float, now: float, max_skew: int) -> None:
+    if abs(now - signed_at) > max_skew:
+        raise AuthError(
+            "RequestTimeTooSkewed",
+            "The difference between the request time and the server's time is too large.",
+        )

@@ -1,5 +1,5 @@
 """Verification of signed requests: SigV4 in the Authorization header or in a presigned query,
-and (delegated to ``sigv2``) SigV2 presigned query URLs.
+and (delegated to ``sigv2``) SigV2 in the Authorization header or in presigned query URLs.
 
 ``verify_request`` takes one extra, optional argument beyond the package interface: ``body``.
 Signers of services other than S3 (botocore's SigV4Auth, used by PyIceberg for the ``s3tables``
@@ -17,7 +17,6 @@ import hashlib
 import time
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import NamedTuple
 
 from .canonical import RequestParts, canonical_headers, canonical_queries, canonical_uris
@@ -30,6 +29,8 @@ from .signing import (
     STREAMING_SIGNED_TRAILER,
     UNSIGNED_PAYLOAD,
     Secrets,
+    check_skew,
+    http_date,
     is_sha256_hex,
     lookup_secret,
     payload_mismatch,
@@ -38,7 +39,7 @@ from .signing import (
     signature_mismatch,
     signing_key,
 )
-from .sigv2 import verify_presigned_v2
+from .sigv2 import is_header_v2, verify_header_v2, verify_presigned_v2
 
 __all__ = ["AuthResult", "anonymous_request", "check_credential", "is_signed", "verify_request"]
 
@@ -105,6 +106,9 @@ def verify_request(
             "Only one auth mechanism allowed: the Authorization header or a presigned query.",
             400,
         )
+    if authorization and is_header_v2(authorization):
+        return verify_header_v2(request, authorization, secrets, service=service, now=now, max_skew=max_skew,
+                                resource_path=resource_path)
     if resource_path is not None and (authorization or presigned_v4):
         _require_signed_host(authorization or "", request.params)
     if authorization:
@@ -164,11 +168,7 @@ def _header_credential(
     fields = _authorization_fields(authorization)
     amz_date, signed_at = _request_time(headers)
     access_key, date, region = _credential_scope(fields["Credential"], amz_date, service, HEADER_MALFORMED)
-    if abs(now - signed_at) > max_skew:
-        raise AuthError(
-            "RequestTimeTooSkewed",
-            "The difference between the request time and the server's time is too large.",
-        )
+    check_skew(signed_at, now, max_skew)
     return _HeaderCredential(access_key, fields, amz_date, date, region, lookup_secret(secrets, access_key))
 
 
@@ -250,7 +250,8 @@ def _authorization_fields(authorization: str) -> dict[str, str]:
     algorithm, _, rest = authorization.strip().partition(" ")
     if algorithm != ALGORITHM:
         raise AuthError(
-            HEADER_MALFORMED, f"The authorization mechanism is not supported; use {ALGORITHM}.", 400
+            HEADER_MALFORMED, f"The authorization mechanism is not supported; use {ALGORITHM} (or AWS for SigV2).",
+            400,
         )
     fields = {}
     for part in rest.split(","):
@@ -285,11 +286,9 @@ def _request_time(headers: Mapping[str, str]) -> tuple[str, float]:
         if signed_at is not None:
             return amz_date, signed_at
     else:
-        try:
-            when = parsedate_to_datetime(headers.get("Date", "")).astimezone(UTC)
-            return when.strftime(_AMZ_DATE_FORMAT), when.timestamp()
-        except (TypeError, ValueError):
-            pass
+        signed_at = http_date(headers.get("Date", ""))
+        if signed_at is not None:
+            return datetime.fromtimestamp(signed_at, UTC).strftime(_AMZ_DATE_FORMAT), signed_at
     raise AuthError("AccessDenied", "AWS authentication requires a valid Date or x-amz-date header.")
 
 

@@ -5,7 +5,8 @@ not know. When the headers carry the payload hash (``x-amz-content-sha256``: hex
 base64, or a marker), the signature is verified at once and the body is then only checked against
 the hash. Signers that send no such header (botocore's SigV4Auth, which PyIceberg uses for the
 catalog) sign the SHA-256 of the body itself: their signature can only be verified with the body,
-so the first step checks what it can (a known access key, the service, the date).
+so the first step checks what it can (a known access key, the service, the date). SigV2 signs no
+body: it is verified at once.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .payload import BodyDecoder, body_decoder
-from .signing import Secrets
+from .signing import ALGORITHM, Secrets
 from .sigv4 import check_credential, verify_request
 
 
@@ -26,7 +27,7 @@ class StagedVerification:
         self._request = (method, raw_path, raw_query, headers, secrets)
         self._options = {"service": service, "max_skew": max_skew}
         self._decoder: BodyDecoder | None = None
-        if has_body and "Authorization" in headers and "x-amz-content-sha256" not in headers:
+        if has_body and headers.get("Authorization", "").startswith(ALGORITHM) and "x-amz-content-sha256" not in headers:
             self.access_key = check_credential(headers, secrets, service=service, max_skew=max_skew)
             return
         auth = verify_request(*self._request, **self._options, body=None if has_body else b"")

@@ -52,6 +52,8 @@ _BUCKET_READ = frozenset({"s3:ListBucket", "s3:ListBucketVersions", "s3:ListBuck
 _BUCKET_WRITE = frozenset({"s3:PutObject", "s3:PutObjectTagging", "s3:DeleteObject", "s3:DeleteObjectVersion",
                            "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"})
 OBJECT_READ = frozenset({"s3:GetObject", "s3:GetObjectVersion"})
+# READ_ACP and WRITE_ACP on an object (its owner's, within FULL_CONTROL).
+OBJECT_ACP = frozenset({"s3:GetObjectAcl", "s3:GetObjectVersionAcl", "s3:PutObjectAcl", "s3:PutObjectVersionAcl"})
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,11 @@ def object_acl_metadata(req: S3Handler) -> dict[str, str]:
     return entries
 
 
+def access_entries(metadata: Mapping[str, str]) -> dict[str, str]:
+    """The entries ``object_acl_metadata`` keeps, of an object's metadata."""
+    return {name: value for name, value in metadata.items() if name in (acl.OBJECT_ACL_ENTRY, acl.OBJECT_OWNER_ENTRY)}
+
+
 def object_owner(metadata: Mapping[str, str], bucket_owner: str) -> str:
     return metadata.get(acl.OBJECT_OWNER_ENTRY, bucket_owner)
 

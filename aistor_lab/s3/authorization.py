@@ -2,7 +2,9 @@
 
 The rule (``IAM.is_allowed`` holds it): nothing in the system bucket, ever; the root user, all
 else; otherwise an explicit Deny in the caller's policies or the bucket policy refuses, and an
-Allow in either, or an ACL grant, allows. Anonymous (unsigned) callers have no policies of their
+Allow in either, or an ACL grant, allows. ACL grants are what GetBucketAcl/GetObjectAcl show: the
+bucket owner (who created it) has FULL_CONTROL of the bucket and all in it, an object's owner (who
+wrote it, see acl_ops.py) may read it and read and set its ACL, and canned ACLs grant groups. Anonymous (unsigned) callers have no policies of their
 own: only a bucket policy naming ``*`` or a public ACL lets them in. PublicAccessBlock takes away
 what public ACLs (IgnorePublicAcls) and a public policy (RestrictPublicBuckets) give anonymous
 callers.
@@ -11,7 +13,7 @@ Condition keys of a request (``request_context``): ``aws:SourceIp``, ``aws:Secur
 ``aws:UserAgent``, ``aws:Referer``, ``aws:CurrentTime``, ``aws:EpochTime``, ``aws:username``;
 ``s3:prefix``, ``s3:delimiter``, ``s3:max-keys`` of listings; the ``s3:x-amz-*`` request headers
 (``s3:x-amz-acl``, ``s3:x-amz-server-side-encryption``, ``s3:x-amz-copy-source``,
-``s3:x-amz-metadata-directive``...); ``s3:VersionId``; ``s3:RequestObjectTag/KEY`` from the
+``s3:x-amz-metadata-directive``..., all but keys and tokens); ``s3:VersionId``; ``s3:RequestObjectTag/KEY`` from the
 ``x-amz-tagging`` header; ``s3:ExistingObjectTag/KEY``, the tags of the object acted on, read only
 when a condition asks.
 """
@@ -25,18 +27,17 @@ from urllib.parse import parse_qsl
 from ..iam import ANONYMOUS, is_public
 from ..store import StoreError
 from . import acl
+from .acl_ops import object_owner
 from .bucket_access import AccessRules
 
 if TYPE_CHECKING:
     from .handler import S3Handler
 
-_HEADER_KEYS = (
-    "x-amz-acl", "x-amz-server-side-encryption", "x-amz-server-side-encryption-aws-kms-key-id",
-    "x-amz-copy-source", "x-amz-metadata-directive", "x-amz-content-sha256", "x-amz-storage-class",
-    "x-amz-grant-read", "x-amz-grant-write", "x-amz-grant-read-acp", "x-amz-grant-write-acp",
-    "x-amz-grant-full-control", "x-amz-object-lock-mode", "x-amz-object-lock-retain-until-date",
-    "x-amz-object-lock-legal-hold",
-)
+# Request headers never offered to conditions: secrets, and what only signs the request.
+_SECRET_HEADERS = frozenset({
+    "x-amz-security-token", "x-amz-server-side-encryption-customer-key",
+    "x-amz-copy-source-server-side-encryption-customer-key", "x-amz-date",
+})
 
 
 def is_allowed(req: S3Handler, action: str, bucket: str, key: str = "", context: dict | None = None) -> bool:
@@ -65,7 +66,8 @@ def request_context(req: S3Handler, bucket: str, key: str, extra: dict | None) -
         "aws:CurrentTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
         "aws:EpochTime": str(int(now)),
         "s3:VersionId": req.query.get("versionId"),
-        **{"s3:" + name: headers.get(name) for name in _HEADER_KEYS},
+        **{"s3:" + name.lower(): value for name, value in headers.get_all()
+           if name.lower().startswith("x-amz-") and name.lower() not in _SECRET_HEADERS},
         **(extra or {}),
     }
     tagging = headers.get("x-amz-tagging")
@@ -95,17 +97,22 @@ class _ExistingTags:
 
 
 def _acl_grants(req: S3Handler, rules: AccessRules, action: str, bucket: str, key: str) -> bool:
-    if rules.block.ignore_public_acls or not rules.acls_enabled:
-        return False
+    """Whether the bucket's or the object's ACL grants it: its owner's FULL_CONTROL, or a canned ACL's
+    group grants (unless ACLs are off or public ones ignored)."""
     signed = req.access_key != ANONYMOUS
-    if acl.permits(rules.acl.canned, action, signed=signed, on_object=False):
+    if signed and req.access_key == rules.acl.owner:
+        return True  # the bucket owner's FULL_CONTROL, over everything in the bucket
+    groups = rules.acls_enabled and not rules.block.ignore_public_acls
+    if groups and acl.permits(rules.acl.canned, action, signed=signed, on_object=False):
         return True
-    if not key or action not in acl.OBJECT_READ:
+    if not key or action not in acl.OBJECT_READ | acl.OBJECT_ACP:
         return False
     try:
         info = req.store.get_object_info(bucket, key, req.query.get("versionId"))
     except StoreError:
         # Nothing there: those who may list the bucket may learn that (404), as in S3; others not.
-        return is_allowed(req, "s3:ListBucket", bucket, "", {"s3:prefix": key})
+        return action in acl.OBJECT_READ and is_allowed(req, "s3:ListBucket", bucket, "", {"s3:prefix": key})
+    if signed and rules.acls_enabled and object_owner(info.metadata, rules.acl.owner) == req.access_key:
+        return True  # the object owner's FULL_CONTROL: reading it and its ACL, setting its ACL
     canned = info.metadata.get(acl.OBJECT_ACL_ENTRY, acl.PRIVATE)
-    return acl.permits(canned, action, signed=signed, on_object=True)
+    return groups and acl.permits(canned, action, signed=signed, on_object=True)

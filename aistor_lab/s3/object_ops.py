@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..http.limits import StallWatch
 from ..store import MAX_PART_NUMBER, DeleteMarkerVersion, DeleteResult, NoSuchKey, ObjectInfo, WriteCondition
-from .acl import OBJECT_ACL_ENTRY
-from .acl_ops import object_acl_metadata
+from .acl_ops import access_entries, object_acl_metadata
 from .checksums import HEADER_PREFIX, TYPE_HEADER, checksum_type
 from .encryption.answers import set_encryption_headers
 from .errors import S3Error
@@ -330,10 +329,11 @@ async def copy_object(req: S3Handler) -> None:
         content_type, metadata, stored = write_attributes(req)
         replace = {"metadata": metadata, "content_type": content_type, "headers": stored}
     else:
-        # The copy's ACL is the request's, never the source's (S3: a copy is private unless asked).
-        acl_entry = object_acl_metadata(req)
-        if acl_entry or OBJECT_ACL_ENTRY in source_info.metadata:
-            metadata = {**visible_metadata(source_info.metadata), **acl_entry}
+        # The copy's ACL and owner are the request's, never the source's (S3: a copy is private and
+        # its writer's unless asked otherwise).
+        entries = object_acl_metadata(req)
+        if entries != access_entries(source_info.metadata):
+            metadata = {**visible_metadata(source_info.metadata), **entries}
             replace = {"metadata": metadata, "content_type": source_info.content_type,
                        "headers": source_info.headers}
     info = await req.run_blocking(
