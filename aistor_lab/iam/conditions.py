@@ -48,41 +48,51 @@ SUPPORTED_OPERATORS = (
 )
 
 
-class StringCondition:
-    __slots__ = ("_if_exists", "_negated", "_values", "key")
+class _KeyCondition:
+    """A condition on one context key: it holds when any of the request's values matches (negated
+    operators: when none does); an absent key is as the module docstring says."""
+
+    __slots__ = ("_if_exists", "_negated", "key")
+
+    def __init__(self, key: str, *, negated: bool, if_exists: bool):
+        self.key = key
+        self._negated = negated
+        self._if_exists = if_exists
+
+    def holds(self, context: Context) -> bool:
+        actual = context.get(self.key)
+        if not actual:
+            return self._if_exists or self._negated
+        found = any(self._matches(value, context) for value in actual)
+        return found != self._negated
+
+    def _matches(self, value: str, context: Context) -> bool:
+        raise NotImplementedError
+
+
+class StringCondition(_KeyCondition):
+    __slots__ = ("_values",)
 
     def __init__(self, key: str, values: list[str], *, wildcards: bool, ignore_case: bool,
                  negated: bool, if_exists: bool):
-        self.key = key
+        super().__init__(key, negated=negated, if_exists=if_exists)
         self._values = PatternSet(values, wildcards=wildcards, ignore_case=ignore_case)
-        self._negated = negated
-        self._if_exists = if_exists
 
-    def holds(self, context: Context) -> bool:
-        actual = context.get(self.key)
-        if not actual:
-            return self._if_exists or self._negated
-        found = any(self._values.matches(value, context) for value in actual)
-        return found != self._negated
+    def _matches(self, value: str, context: Context) -> bool:
+        return self._values.matches(value, context)
 
 
-class _ComparingCondition:
-    """A condition holding when any of the request's values compares true with any policy value."""
+class _ComparingCondition(_KeyCondition):
+    """Compares the request's value with each policy value (``_compare``)."""
 
-    __slots__ = ("_if_exists", "_negated", "_values", "key")
+    __slots__ = ("_values",)
 
     def __init__(self, key: str, values: list, *, negated: bool, if_exists: bool):
-        self.key = key
+        super().__init__(key, negated=negated, if_exists=if_exists)
         self._values = values
-        self._negated = negated
-        self._if_exists = if_exists
 
-    def holds(self, context: Context) -> bool:
-        actual = context.get(self.key)
-        if not actual:
-            return self._if_exists or self._negated
-        found = any(self._compare(value, wanted) for value in actual for wanted in self._values)
-        return found != self._negated
+    def _matches(self, value: str, context: Context) -> bool:
+        return any(self._compare(value, wanted) for wanted in self._values)
 
     def _compare(self, value: str, wanted) -> bool:
         raise NotImplementedError

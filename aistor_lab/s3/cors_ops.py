@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..store import NoSuchBucket
+from .bucket_documents import send_document
 from .checksums import verify_required_integrity
 from .cors import CONFIG_NAME, CorsConfiguration, parse, requested_headers, to_xml
 from .errors import S3Error
@@ -37,10 +38,7 @@ async def put_bucket_cors(req: S3Handler) -> None:
 
 
 async def get_bucket_cors(req: S3Handler) -> None:
-    document = await req.run_read(req.store.get_bucket_config, req.bucket, CONFIG_NAME)
-    if document is None:
-        raise S3Error("NoSuchCORSConfiguration", "The CORS configuration does not exist", 404)
-    req.send_xml(document)
+    await send_document(req, CONFIG_NAME, "NoSuchCORSConfiguration", "The CORS configuration does not exist")
 
 
 async def delete_bucket_cors(req: S3Handler) -> None:

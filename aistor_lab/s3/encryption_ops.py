@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..store.encryption import AWS_KMS
+from .bucket_documents import send_document
 from .encryption import bucket_config
-from .errors import S3Error
 
 if TYPE_CHECKING:
     from .handler import S3Handler
@@ -24,13 +24,8 @@ async def put_bucket_encryption(req: S3Handler) -> None:
 
 
 async def get_bucket_encryption(req: S3Handler) -> None:
-    document = await req.run_read(req.store.get_bucket_config, req.bucket, bucket_config.CONFIG_NAME)
-    if document is None:
-        raise S3Error(
-            "ServerSideEncryptionConfigurationNotFoundError",
-            "The server side encryption configuration was not found",
-        )
-    req.send_xml(document)
+    await send_document(req, bucket_config.CONFIG_NAME, "ServerSideEncryptionConfigurationNotFoundError",
+                        "The server side encryption configuration was not found")
 
 
 async def delete_bucket_encryption(req: S3Handler) -> None:

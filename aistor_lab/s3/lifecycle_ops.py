@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..lifecycle import CONFIG_NAME, LifecycleError, parse, to_xml
 from ..store import ObjectInfo
+from .bucket_documents import send_document
 from .checksums import verify_required_integrity
 from .errors import S3Error
 from .xmlio import http_date
@@ -33,10 +34,8 @@ async def put_lifecycle(req: S3Handler) -> None:
 
 
 async def get_lifecycle(req: S3Handler) -> None:
-    document = await req.run_read(req.store.get_bucket_config, req.bucket, CONFIG_NAME)
-    if document is None:
-        raise S3Error("NoSuchLifecycleConfiguration", "The lifecycle configuration does not exist", 404)
-    req.send_xml(document)
+    await send_document(req, CONFIG_NAME, "NoSuchLifecycleConfiguration",
+                        "The lifecycle configuration does not exist")
 
 
 async def delete_lifecycle(req: S3Handler) -> None:

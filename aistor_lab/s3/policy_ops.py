@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..iam import MalformedPolicy, is_public, parse_bucket_policy
 from . import acl, public_access_block
 from .bucket_access import POLICY
+from .bucket_documents import send_document
 from .errors import S3Error
 from .xmlio import XmlWriter
 
@@ -65,10 +66,8 @@ async def put_public_access_block(req: S3Handler) -> None:
 
 async def get_public_access_block(req: S3Handler) -> None:
     await req.services.bucket_access.of_request(req)
-    document = await req.run_read(req.store.get_bucket_config, req.bucket, public_access_block.CONFIG_NAME)
-    if document is None:
-        raise S3Error("NoSuchPublicAccessBlockConfiguration", "The public access block configuration was not found")
-    req.send_xml(document)
+    await send_document(req, public_access_block.CONFIG_NAME, "NoSuchPublicAccessBlockConfiguration",
+                        "The public access block configuration was not found")
 
 
 async def delete_public_access_block(req: S3Handler) -> None:

@@ -653,15 +653,10 @@ class Txn(Reader):
             (_dump_lock(lock), bucket, key_bytes, stored),
         )
 
-    def set_tags(self, bucket: str, key: str, version_id: str, tags: dict[str, str]) -> None:
-        """Replace the tags of a version (not a delete marker)."""
-        self._set_column(bucket, key, version_id, "tags", tags)
-
-    def set_metadata(self, bucket: str, key: str, version_id: str, metadata: dict[str, str]) -> None:
-        """Replace the user metadata of a version (not a delete marker)."""
-        self._set_column(bucket, key, version_id, "metadata", metadata)
-
-    def _set_column(self, bucket: str, key: str, version_id: str, column: str, values: dict[str, str]) -> None:
+    def set_column(self, bucket: str, key: str, version_id: str, column: str, values: dict[str, str]) -> None:
+        """Replace the tags or the metadata (``column``) of a version (not a delete marker)."""
+        if column not in ("tags", "metadata"):  # a name of ours, never a caller's: it goes into the SQL
+            raise ValueError(f"not a column of versions: {column}")
         key_bytes, stored = key.encode(), stored_version(version_id)
         found = self._version_lock(bucket, key_bytes, stored)
         if found is None:

@@ -275,18 +275,21 @@ class LocalStore(ObjectStore):
     def set_object_tags(
         self, bucket: str, key: str, version_id: str | None, tags: dict[str, str]
     ) -> ObjectInfo:
-        with self._transaction() as txn:
-            info = txn.object(bucket, key, version_id=version_id).info
-            txn.set_tags(bucket, key, info.version_id or NULL_VERSION, tags)
-        return replace(info, tags=dict(tags))
+        return self._set_version_field(bucket, key, version_id, "tags", tags)
 
     def set_object_metadata(
         self, bucket: str, key: str, version_id: str | None, metadata: dict[str, str]
     ) -> ObjectInfo:
+        return self._set_version_field(bucket, key, version_id, "metadata", metadata)
+
+    def _set_version_field(
+        self, bucket: str, key: str, version_id: str | None, field: str, values: dict[str, str]
+    ) -> ObjectInfo:
+        """Replace the tags or the metadata of a version in place."""
         with self._transaction() as txn:
             info = txn.object(bucket, key, version_id=version_id).info
-            txn.set_metadata(bucket, key, info.version_id or NULL_VERSION, metadata)
-        return replace(info, metadata=dict(metadata))
+            txn.set_column(bucket, key, info.version_id or NULL_VERSION, field, values)
+        return replace(info, **{field: dict(values)})
 
     def copy_object(
         self,
