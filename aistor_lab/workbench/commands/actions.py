@@ -32,7 +32,7 @@ class UsageError(AIStorError):
 class Context:
     """What a command runs against: a service (None for local commands) and, in a notebook, the
     user's namespace. ``with_alias``: object paths start with an alias (the CLI's); ``progress``: show
-    progress bars (a terminal, not --json)."""
+    progress bars (the CLI and notebooks, not --json)."""
 
     service: ServiceConfig | None
     namespace: dict | None = None

@@ -330,7 +330,7 @@ def _transfer(job: _Copy, progress) -> None:
 
 
 def _progress_bar(ctx: Context, total: int):
-    from tqdm import tqdm  # only the CLI's copies show one
+    from tqdm.auto import tqdm  # a widget in a notebook, text on a terminal
 
     return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, disable=not ctx.progress,
                 leave=False, dynamic_ncols=True)

@@ -409,7 +409,7 @@ def execute(argv: Sequence[str], front: Front, *, service: ServiceConfig | None 
         if body is not None and body.strip():
             _fill_from_body(command, args, body)
         context = Context(_service(front, command, args, service), namespace, with_alias=front.with_alias,
-                          progress=front.name == CLI and not args.json)
+                          progress=front.name in (CLI, NOTEBOOK) and not args.json)
         _default_warehouse(command, args, context.service)
         return args, command.run(context, args)
     except UsageError as exc:
