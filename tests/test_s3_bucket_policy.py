@@ -16,7 +16,7 @@ from botocore.exceptions import ClientError
 from minio import Minio
 from minio.error import S3Error as MinioError
 
-from .conftest import make_s3_client, make_user
+from .conftest import ROOT_PASSWORD, ROOT_USER, make_s3_client, make_user
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +126,18 @@ def test_the_minio_sdk_reads_a_public_bucket_without_credentials(server, s3, buc
                                      [f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/*"]))
     assert anonymous_minio.get_object(bucket, "k").read() == b"via minio"
     assert [o.object_name for o in anonymous_minio.list_objects(bucket)] == ["k"]
+
+
+def test_the_minio_sdk_sets_reads_and_deletes_a_policy(server, s3, bucket):
+    client = Minio(server.endpoint.removeprefix("http://"), ROOT_USER, ROOT_PASSWORD, secure=False)
+    document = {"Version": "2012-10-17", "Statement": [statement(
+        "Allow", ["s3:GetObject"], [f"arn:aws:s3:::{bucket}/*"], principal={"AWS": ["*"]})]}
+    client.set_bucket_policy(bucket, json.dumps(document))
+    assert json.loads(client.get_bucket_policy(bucket)) == document
+    client.delete_bucket_policy(bucket)
+    with pytest.raises(MinioError) as excinfo:
+        client.get_bucket_policy(bucket)
+    assert excinfo.value.code == "NoSuchBucketPolicy"
 
 
 def test_a_bucket_policy_grants_a_user_without_identity_rights(server, s3, bucket):

@@ -24,6 +24,8 @@ import requests
 from botocore.exceptions import ClientError
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from minio import Minio
+from minio.datatypes import PostPolicy as MinioPostPolicy
 from urllib3 import encode_multipart_formdata
 
 from aistor_lab.s3.errors import S3Error
@@ -92,6 +94,22 @@ def test_sigv4_form_of_boto3_uploads_with_filename_metadata_and_headers(server, 
     assert got["Body"].read() == b"a,b\n1,2\n"
     assert (got["ContentType"], got["Metadata"], got["CacheControl"]) == ("text/csv", {"owner": "ann"}, "max-age=60")
     assert response.headers["ETag"] == got["ETag"]
+
+
+def test_the_minio_sdk_post_policy_uploads(server, s3, bucket):
+    client = Minio(server.endpoint.removeprefix("http://"), ROOT_USER, ROOT_PASSWORD, secure=False,
+                   region="us-east-1")
+    policy = MinioPostPolicy(bucket, datetime.now(UTC) + timedelta(minutes=10))
+    policy.add_starts_with_condition("key", "notebooks/")
+    policy.add_content_length_range_condition(1, 1024)
+    form = client.presigned_post_policy(policy)
+    response = requests.post(f"{server.endpoint}/{bucket}", data={**form, "key": "notebooks/a.ipynb"},
+                             files={"file": ("a.ipynb", b"{}")}, timeout=60)
+    assert response.status_code == 204, response.content
+    assert s3.get_object(Bucket=bucket, Key="notebooks/a.ipynb")["Body"].read() == b"{}"
+    refused = requests.post(f"{server.endpoint}/{bucket}", data={**form, "key": "elsewhere/a.ipynb"},
+                            files={"file": ("a.ipynb", b"{}")}, timeout=60)
+    assert s3_error(refused)[:2] == (403, "AccessDenied")
 
 
 def test_large_file_round_trips(server, s3, bucket):
