@@ -12,7 +12,7 @@ from botocore import UNSIGNED
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from .conftest import ROOT_USER, make_s3_client, make_user
+from .conftest import ROOT_USER, make_s3_client, make_user, service_with
 
 ALL_USERS = "http://acs.amazonaws.com/groups/global/AllUsers"
 AUTHENTICATED = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers"
@@ -328,3 +328,21 @@ def test_an_object_owner_reads_its_object_and_acl_in_a_bucket_it_may_write(serve
     with pytest.raises(ClientError) as excinfo:
         client.get_object(Bucket=shared, Key="root's")
     assert code(excinfo) == "AccessDenied"
+
+
+def test_acls_and_owners_on_an_existing_s3_cluster(server, tmp_path_factory):
+    """A front on a cluster keeps an object's ACL and owner with the object there, under names the
+    cluster takes from a client (this server refuses its own reserved names from clients)."""
+    with service_with(tmp_path_factory, {"AISTOR_STORE_ENDPOINT": server.endpoint,
+                                         "AISTOR_STORE_SYSTEM_BUCKET": f"front-{uuid.uuid4().hex[:8]}"}) as front:
+        s3 = make_s3_client(front.endpoint)
+        name = new_bucket(s3)
+        s3.put_object(Bucket=name, Key="open", Body=b"o", ACL="public-read")
+        anonymous = boto3.client("s3", endpoint_url=front.endpoint, region_name="us-east-1",
+                                 config=Config(signature_version=UNSIGNED, s3={"addressing_style": "path"}))
+        assert anonymous.get_object(Bucket=name, Key="open")["Body"].read() == b"o"
+        assert grants(s3.get_object_acl(Bucket=name, Key="open")) == {(ROOT_USER, "FULL_CONTROL"), (ALL_USERS, "READ")}
+        assert s3.head_object(Bucket=name, Key="open")["Metadata"] == {}
+        with pytest.raises(ClientError) as excinfo:  # the cluster changes metadata only by copying
+            s3.put_object_acl(Bucket=name, Key="open", ACL="private")
+        assert code(excinfo) == "NotImplemented"

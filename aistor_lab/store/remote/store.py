@@ -84,6 +84,7 @@ from .wire import (
     listed_object_info,
     listed_versions,
     lock_params,
+    metadata_from_wire,
     modified_time,
     object_info,
     parts_count,
@@ -422,7 +423,7 @@ class RemoteS3Store(ObjectStore):
             etag,
             response_date(response),
             content_type or DEFAULT_CONTENT_TYPE,
-            attributes["Metadata"],
+            metadata_from_wire(attributes["Metadata"]),
             dict(headers or {}),
             checksums_of(response),
             parts_count(etag),
@@ -642,7 +643,7 @@ class RemoteS3Store(ObjectStore):
                     "MetadataDirective": "REPLACE",
                     **attribute_params(content_type, metadata, headers),
                 }
-                kept = (content_type or DEFAULT_CONTENT_TYPE, directive["Metadata"], dict(headers or {}))
+                kept = (content_type or DEFAULT_CONTENT_TYPE, metadata_from_wire(directive["Metadata"]), dict(headers or {}))
             response = self._call(
                 "copy_object",
                 Bucket=remote,
@@ -779,7 +780,7 @@ class RemoteS3Store(ObjectStore):
             response["UploadId"],
             response_date(response),
             content_type or DEFAULT_CONTENT_TYPE,
-            attributes["Metadata"],
+            metadata_from_wire(attributes["Metadata"]),
             dict(headers or {}),
             checksum_algorithm,
             lock,

@@ -12,6 +12,7 @@ from urllib.parse import quote, urlencode
 
 from botocore.exceptions import ClientError
 
+from ..encryption.stored import RESERVED_PREFIX
 from ..errors import (
     BucketAlreadyOwnedByYou,
     BucketNotEmpty,
@@ -140,11 +141,29 @@ def checksums_of(response: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
+_WIRE_PREFIX = "aistor-front-"
+
+
+def metadata_to_wire(metadata: Mapping[str, str]) -> dict[str, str]:
+    """User metadata as the cluster keeps it. The service's own entries (an object's ACL and owner,
+    its encryption) are under the reserved prefix, which an aistor-lab cluster refuses from its
+    clients, as it should: they travel under another name."""
+    return {_renamed(name.lower(), RESERVED_PREFIX, _WIRE_PREFIX): value for name, value in metadata.items()}
+
+
+def metadata_from_wire(metadata: Mapping[str, str]) -> dict[str, str]:
+    return {_renamed(name.lower(), _WIRE_PREFIX, RESERVED_PREFIX): value for name, value in metadata.items()}
+
+
+def _renamed(name: str, prefix: str, replacement: str) -> str:
+    return replacement + name[len(prefix):] if name.startswith(prefix) else name
+
+
 def attribute_params(
     content_type: str | None, metadata: Mapping[str, str] | None, headers: Mapping[str, str] | None
 ) -> dict[str, Any]:
     """Content type, user metadata and stored headers as the parameters of a write."""
-    params: dict[str, Any] = {"Metadata": {name.lower(): value for name, value in (metadata or {}).items()}}
+    params: dict[str, Any] = {"Metadata": metadata_to_wire(metadata or {})}
     if content_type:
         params["ContentType"] = content_type
     for name, value in (headers or {}).items():
@@ -181,7 +200,7 @@ def object_info(bucket: str, key: str, response: Mapping[str, Any]) -> ObjectInf
         etag=etag,
         last_modified=modified_time(response["LastModified"]),
         content_type=response.get("ContentType") or DEFAULT_CONTENT_TYPE,
-        metadata={name.lower(): value for name, value in response.get("Metadata", {}).items()},
+        metadata=metadata_from_wire(response.get("Metadata", {})),
         headers={name: raw_headers[name.lower()] for name in HEADER_MEMBERS if name.lower() in raw_headers},
         checksums=checksums_of(response),
         parts_count=response.get("PartsCount") or parts_count(etag),
