@@ -346,3 +346,23 @@ def test_acls_and_owners_on_an_existing_s3_cluster(server, tmp_path_factory):
         with pytest.raises(ClientError) as excinfo:  # the cluster changes metadata only by copying
             s3.put_object_acl(Bucket=name, Key="open", ACL="private")
         assert code(excinfo) == "NotImplemented"
+
+
+def test_a_bucket_owner_reads_others_objects_only_where_their_acl_or_ownership_says(server):
+    def user_client(statement: dict):
+        user, secret = make_user(server, {"Version": "2012-10-17", "Statement": [statement]})
+        return make_s3_client(server.endpoint, user, secret)
+
+    owner = user_client({"Effect": "Allow", "Action": ["s3:CreateBucket", "s3:ListAllMyBuckets"], "Resource": "*"})
+    writer = user_client({"Effect": "Allow", "Action": ["s3:PutObject"], "Resource": "*"})
+    shared = new_bucket(owner)
+    writer.put_object(Bucket=shared, Key="writers", Body=b"w")
+    writer.put_object(Bucket=shared, Key="readable", Body=b"r", ACL="bucket-owner-read")
+    with pytest.raises(ClientError) as excinfo:
+        owner.get_object(Bucket=shared, Key="writers")
+    assert code(excinfo) == "AccessDenied"
+    assert owner.get_object(Bucket=shared, Key="readable")["Body"].read() == b"r"
+    owner.delete_object(Bucket=shared, Key="writers")  # deleting is the bucket owner's, whoever wrote it
+    enforced = new_bucket(owner, ObjectOwnership="BucketOwnerEnforced")
+    writer.put_object(Bucket=enforced, Key="k", Body=b"e")
+    assert owner.get_object(Bucket=enforced, Key="k")["Body"].read() == b"e"

@@ -142,6 +142,12 @@ def canned_of_grants(grants: list[tuple], owner: str, bucket_owner: str, is_user
                   "bucket policy for anything finer.")
 
 
+def grants_bucket_owner(canned: str, action: str) -> bool:
+    """Whether an object's canned ACL lets its bucket's owner (not the object's) do ``action``."""
+    permission = _BUCKET_OWNER_GRANTS.get(canned)
+    return permission == "FULL_CONTROL" or (permission == "READ" and action in OBJECT_READ)
+
+
 def permits(canned: str, action: str, *, signed: bool, on_object: bool) -> bool:
     """Whether the group grants of ``canned`` allow ``action`` to a caller (signed or anonymous)."""
     for uri, permission in _GROUP_GRANTS.get(canned, ()):

@@ -3,8 +3,10 @@
 The rule (``IAM.is_allowed`` holds it): nothing in the system bucket, ever; the root user, all
 else; otherwise an explicit Deny in the caller's policies or the bucket policy refuses, and an
 Allow in either, or an ACL grant, allows. ACL grants are what GetBucketAcl/GetObjectAcl show: the
-bucket owner (who created it) has FULL_CONTROL of the bucket and all in it, an object's owner (who
-wrote it, see acl_ops.py) may read it and read and set its ACL, and canned ACLs grant groups. Anonymous (unsigned) callers have no policies of their
+bucket owner (who created it) has FULL_CONTROL of the bucket and may write and delete anything in
+it; an object's owner (who wrote it, see acl_ops.py) may read it and read and set its ACL, and the
+bucket owner may too where the object's ACL says so (bucket-owner-read / -full-control), or where
+ObjectOwnership makes it the owner of everything; canned ACLs grant groups. Anonymous (unsigned) callers have no policies of their
 own: only a bucket policy naming ``*`` or a public ACL lets them in. PublicAccessBlock takes away
 what public ACLs (IgnorePublicAcls) and a public policy (RestrictPublicBuckets) give anonymous
 callers.
@@ -97,22 +99,29 @@ class _ExistingTags:
 
 
 def _acl_grants(req: S3Handler, rules: AccessRules, action: str, bucket: str, key: str) -> bool:
-    """Whether the bucket's or the object's ACL grants it: its owner's FULL_CONTROL, or a canned ACL's
-    group grants (unless ACLs are off or public ones ignored)."""
+    """Whether the bucket's or the object's ACL grants it: the owners' FULL_CONTROL, or a canned
+    ACL's group grants (unless ACLs are off or public ones ignored)."""
     signed = req.access_key != ANONYMOUS
-    if signed and req.access_key == rules.acl.owner:
-        return True  # the bucket owner's FULL_CONTROL, over everything in the bucket
+    owns_bucket = signed and req.access_key == rules.acl.owner
+    on_the_object = bool(key) and action in acl.OBJECT_READ | acl.OBJECT_ACP
+    if owns_bucket and not on_the_object:
+        return True  # the bucket owner's FULL_CONTROL: the bucket, and writing and deleting in it
     groups = rules.acls_enabled and not rules.block.ignore_public_acls
     if groups and acl.permits(rules.acl.canned, action, signed=signed, on_object=False):
         return True
-    if not key or action not in acl.OBJECT_READ | acl.OBJECT_ACP:
+    if not on_the_object:
         return False
     try:
         info = req.store.get_object_info(bucket, key, req.query.get("versionId"))
     except StoreError:
         # Nothing there: those who may list the bucket may learn that (404), as in S3; others not.
         return action in acl.OBJECT_READ and is_allowed(req, "s3:ListBucket", bucket, "", {"s3:prefix": key})
-    if signed and rules.acls_enabled and object_owner(info.metadata, rules.acl.owner) == req.access_key:
-        return True  # the object owner's FULL_CONTROL: reading it and its ACL, setting its ACL
+    # Reading an object and its ACL is its owner's (the writer's, unless the bucket owner owns
+    # everything), or the bucket owner's where the object's ACL grants it, as in S3.
+    owner = object_owner(info.metadata, rules.acl.owner) if rules.acls_enabled else rules.acl.owner
+    if signed and req.access_key == owner:
+        return True
     canned = info.metadata.get(acl.OBJECT_ACL_ENTRY, acl.PRIVATE)
+    if owns_bucket and acl.grants_bucket_owner(canned, action):
+        return True
     return groups and acl.permits(canned, action, signed=signed, on_object=True)
