@@ -288,3 +288,13 @@ def test_not_principal_goes_with_deny_only(server, s3, bucket):
     with pytest.raises(ClientError) as excinfo:
         make_s3_client(server.endpoint, other, other_secret).list_objects_v2(Bucket=bucket)
     assert code(excinfo) == "AccessDenied"
+
+
+def test_service_principals_are_valid_and_name_no_caller(s3, anonymous, bucket):
+    s3.put_object(Bucket=bucket, Key="k", Body=b"v")
+    put_policy(s3, bucket, statement("Allow", "s3:GetObject", f"arn:aws:s3:::{bucket}/*",
+                                     principal={"Service": "logging.s3.amazonaws.com"}))
+    with pytest.raises(ClientError) as excinfo:
+        anonymous.get_object(Bucket=bucket, Key="k")
+    assert code(excinfo) == "AccessDenied"
+    assert s3.get_bucket_policy_status(Bucket=bucket)["PolicyStatus"]["IsPublic"] is False

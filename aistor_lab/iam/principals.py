@@ -4,8 +4,9 @@ Accepted forms, as AWS and MinIO write them: ``"*"`` or ``{"AWS": "*"}`` (everyo
 callers included); ``{"AWS": [...]}`` naming users as ``arn:aws:iam::ACCOUNT:user/NAME``, the
 service's root user as ``arn:aws:iam::ACCOUNT:root``, or a bare access key; ``{"CanonicalUser": ...}``
 with access keys (the owner IDs ACL answers show). The account part is not checked: this service is
-one account, as a MinIO deployment is. An anonymous caller is the access key ``""``: only ``*``
-names it.
+one account, as a MinIO deployment is. ``{"Service": ...}`` and ``{"Federated": ...}`` principals are
+valid (tools write them, for log delivery say) and name no caller of this service. An anonymous
+caller is the access key ``""``: only ``*`` names it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from .errors import MalformedPolicy
 ANONYMOUS = ""
 ROOT_NAME = ":root"  # marks the root user among named principals
 _KINDS = ("AWS", "CanonicalUser")
+_FOREIGN_KINDS = ("Service", "Federated")  # principals of other services: valid, naming no caller here
 
 
 class Principals:
@@ -26,13 +28,15 @@ class Principals:
         self.everyone = raw == "*"
         names: set[str] = set()
         if not self.everyone:
-            if not isinstance(raw, Mapping) or not raw or set(raw) - set(_KINDS):
-                raise MalformedPolicy(f'{where}: Principal must be "*" or an object of {" / ".join(_KINDS)} '
-                                      "principals")
+            if not isinstance(raw, Mapping) or not raw or set(raw) - set(_KINDS + _FOREIGN_KINDS):
+                raise MalformedPolicy(f'{where}: Principal must be "*" or an object of '
+                                      f'{" / ".join(_KINDS + _FOREIGN_KINDS)} principals')
             for kind, value in raw.items():
                 values = value if isinstance(value, list) else [value]
                 if not values or not all(isinstance(v, str) and v for v in values):
                     raise MalformedPolicy(f"{where}: Principal.{kind} must be a non-empty string or list")
+                if kind in _FOREIGN_KINDS:
+                    continue
                 for value in values:
                     if value == "*":
                         self.everyone = True
