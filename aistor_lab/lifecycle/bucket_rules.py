@@ -9,24 +9,16 @@ The header counts real days, as S3 does, even when a test shortens the runner's 
 from __future__ import annotations
 
 from ..store import ObjectInfo, ObjectStore
-from ..store.cache import Cache
+from ..store.parsed_configs import ParsedConfigs
 from .evaluation import current_expiry
 from .rules import REAL_DAY_SECONDS, Configuration
 from .runner import CONFIG_NAME
 from .xml_config import parse
 
 
-class BucketRules:
-    def __init__(self, store: ObjectStore, *, ttl: float = 2.0, size: int = 1024):
-        self.store = store
-        self._cache: Cache[Configuration | None] = Cache(size, ttl)
-
-    def get(self, bucket: str) -> Configuration | None:
-        """Raises NoSuchBucket."""
-        return self._cache.get_or_load(bucket, lambda: self._load(bucket))
-
-    def changed(self, bucket: str, configuration: Configuration | None) -> None:
-        self._cache.put(bucket, configuration)
+class BucketRules(ParsedConfigs[Configuration]):
+    def __init__(self, store: ObjectStore):
+        super().__init__(store, CONFIG_NAME, parse)
 
     def expiry(self, info: ObjectInfo) -> tuple[float, str] | None:
         """When the current version ``info`` expires, and by which rule; None when no rule expires it."""
@@ -34,7 +26,3 @@ class BucketRules:
         if configuration is None:
             return None
         return current_expiry(configuration.enabled_rules(), info, REAL_DAY_SECONDS)
-
-    def _load(self, bucket: str) -> Configuration | None:
-        document = self.store.get_bucket_config(bucket, CONFIG_NAME)
-        return None if document is None else parse(document)

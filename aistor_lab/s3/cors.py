@@ -8,7 +8,7 @@ its method is one of the AllowedMethod (for a preflight, and for any request tha
 holds at most one ``*``, which stands for any run of characters, none included. The first matching
 rule decides the answer's ``Access-Control-*`` headers.
 
-Parsed configurations are kept briefly per bucket (``BucketCors``), so a request with an Origin does
+Parsed configurations are kept briefly per bucket (``bucket_cors``), so a request with an Origin does
 not read the document each time; one changed through this process is seen at once, one changed by
 another server in front of the same store within ``ttl`` seconds.
 """
@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..store import ObjectStore
-from ..store.cache import Cache
+from ..store.parsed_configs import ParsedConfigs
 from .errors import S3Error
 from .xmlio import XmlWriter, child_text, parse_xml
 
@@ -145,20 +145,6 @@ def to_xml(configuration: CorsConfiguration) -> bytes:
     return writer.to_bytes()
 
 
-class BucketCors:
+def bucket_cors(store: ObjectStore) -> ParsedConfigs[CorsConfiguration]:
     """Each bucket's parsed CORS configuration, kept briefly (see the module docstring)."""
-
-    def __init__(self, store: ObjectStore, *, ttl: float = 2.0, size: int = 1024):
-        self.store = store
-        self._cache: Cache[CorsConfiguration | None] = Cache(size, ttl)
-
-    def get(self, bucket: str) -> CorsConfiguration | None:
-        """Raises NoSuchBucket."""
-        return self._cache.get_or_load(bucket, lambda: self._load(bucket))
-
-    def changed(self, bucket: str, configuration: CorsConfiguration | None) -> None:
-        self._cache.put(bucket, configuration)
-
-    def _load(self, bucket: str) -> CorsConfiguration | None:
-        document = self.store.get_bucket_config(bucket, CONFIG_NAME)
-        return None if document is None else parse(document)
+    return ParsedConfigs(store, CONFIG_NAME, parse)

@@ -27,7 +27,7 @@ from ..iam import IAM
 from ..lifecycle import BucketRules, LifecycleRunner, LiveTables
 from ..s3 import S3Handler
 from ..s3.bucket_access import BucketAccess
-from ..s3.cors import BucketCors
+from ..s3.cors import CorsConfiguration, bucket_cors
 from ..s3.protection import TableGuard
 from ..s3.virtual_hosts import VirtualHosts
 from ..settings import Settings
@@ -36,6 +36,7 @@ from ..sharing.api import handlers as sharing_handlers
 from ..store import LocalStore, ObjectStore, RemoteS3Store
 from ..store.encryption import MasterKeys
 from ..store.encryption.store import EncryptingStore
+from ..store.parsed_configs import ParsedConfigs
 from ..tables import Catalog
 from ..tables.api import handlers as catalog_handlers
 from ..tls import server_context
@@ -64,7 +65,7 @@ class Services:
     lifecycle_rules: BucketRules
     sse_keys: MasterKeys  # the keys that seal objects' data keys (SSE-S3, SSE-KMS)
     bucket_access: BucketAccess  # each bucket's policy, ACL and public access block
-    cors: BucketCors  # each bucket's CORS rules, kept briefly
+    cors: ParsedConfigs[CorsConfiguration]  # each bucket's CORS rules, kept briefly
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=True)
@@ -106,7 +107,7 @@ def open_services(settings: Settings) -> Services:
         lifecycle_rules=BucketRules(store),
         sse_keys=sse_keys,
         bucket_access=BucketAccess(store, settings.root_user),
-        cors=BucketCors(store),
+        cors=bucket_cors(store),
     )
 
 
