@@ -53,7 +53,7 @@ class BucketAccess:
 
     def forget(self, bucket: str) -> None:
         """Read the bucket's documents again at the next request (after this process changed one)."""
-        self._cache.put(bucket, self._load(bucket))
+        self._cache.discard(bucket)
 
     def put(self, bucket: str, name: str, document: bytes | None) -> None:
         """Set (None: delete) one of the bucket's access documents."""

@@ -182,7 +182,8 @@ async def list_parts(req: S3Handler) -> None:
     xml.element("Bucket", req.bucket).element("Key", req.key).element("UploadId", page.upload.upload_id)
     xml.element("PartNumberMarker", int(marker)).element("NextPartNumberMarker", page.next_part_marker or 0)
     xml.element("MaxParts", _max(req, "max-parts")).element("IsTruncated", page.is_truncated)
-    await _write_owners(req, xml, page.upload.metadata)
+    bucket_owner = (await req.services.bucket_access.of_request(req)).acl.owner
+    _write_owners(xml, page.upload.metadata, bucket_owner)
     algorithm = page.upload.checksum_algorithm
     if algorithm:
         xml.element("ChecksumAlgorithm", algorithm.upper())
@@ -217,17 +218,18 @@ async def list_uploads(req: S3Handler) -> None:
     if query.get("delimiter"):
         xml.element("Delimiter", query["delimiter"])
     xml.element("MaxUploads", _max(req, "max-uploads")).element("IsTruncated", page.is_truncated)
+    bucket_owner = (await req.services.bucket_access.of_request(req)).acl.owner
     for upload in page.uploads:
         xml.open("Upload").element("Key", upload.key).element("UploadId", upload.upload_id)
-        await _write_owners(req, xml, upload.metadata)
+        _write_owners(xml, upload.metadata, bucket_owner)
         xml.element("StorageClass", "STANDARD").element("Initiated", iso8601(upload.initiated)).close("Upload")
     for common in page.common_prefixes:
         xml.open("CommonPrefixes").element("Prefix", common).close("CommonPrefixes")
     req.send_xml(xml.to_bytes())
 
 
-async def _write_owners(req: S3Handler, xml: XmlWriter, metadata: dict[str, str]) -> None:
+def _write_owners(xml: XmlWriter, metadata: dict[str, str], bucket_owner: str) -> None:
     """An upload's Initiator and Owner: the object's owner-to-be (acl_ops.object_acl_metadata)."""
-    owner = object_owner(metadata, (await req.services.bucket_access.of_request(req)).acl.owner)
+    owner = object_owner(metadata, bucket_owner)
     write_owner(xml, owner, "Initiator")
     write_owner(xml, owner)

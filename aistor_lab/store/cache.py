@@ -41,3 +41,8 @@ class Cache(Generic[V]):
     def put(self, key: Hashable, value: V) -> None:
         with self._lock:
             self._entries[key] = value
+
+    def discard(self, key: Hashable) -> None:
+        """Forget ``key``: the next ``get_or_load`` loads it again."""
+        with self._lock:
+            self._entries.pop(key, None)
