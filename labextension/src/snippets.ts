@@ -15,7 +15,7 @@ export const SNIPPET_LABELS: Record<SnippetKind, string> = {
 };
 
 /** A Python string literal (JSON's escapes are Python's for these names). */
-function py(text: string): string {
+export function py(text: string): string {
   return JSON.stringify(text);
 }
 
@@ -25,7 +25,7 @@ export function shellWord(text: string): string {
 }
 
 /** A Spark SQL identifier part, back-quoted when it is not a plain name. */
-function sqlPart(text: string): string {
+export function sqlPart(text: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(text) ? text : `\`${text.replace(/`/g, '``')}\``;
 }
 
