@@ -208,6 +208,10 @@ class AIStorClient:
         path = self._namespace_path(warehouse, namespace) + "/views"
         return [identifier["name"] for identifier in self._pages(path, "identifiers")]
 
+    def load_view(self, warehouse: str, namespace: str | list[str], name: str) -> dict:
+        """The LoadViewResult: ``metadata-location``, ``metadata`` (versions, schemas, properties)."""
+        return self.catalog_call("GET", self._namespace_path(warehouse, namespace) + f"/views/{_segment(name)}")
+
     def load_table(self, warehouse: str, namespace: str | list[str], name: str) -> dict:
         """The LoadTableResult: ``metadata-location``, ``metadata`` (schemas, specs, snapshots...)."""
         return self.catalog_call("GET", self._namespace_path(warehouse, namespace) + f"/tables/{_segment(name)}")
@@ -220,10 +224,10 @@ class AIStorClient:
         """The first ``limit`` rows as a pyarrow Table (one catalog call, then S3 reads)."""
         return self.first_rows(name, self.load_table(warehouse, namespace, name), limit)
 
-    def first_rows(self, name: str, loaded: dict, limit: int):
-        """The first ``limit`` rows of a table already loaded (its LoadTableResult), as a pyarrow Table:
-        PyIceberg scans the loaded metadata, reading manifests and data files through S3, so the
-        catalog is not asked again."""
+    def table_scan(self, loaded: dict, **options: Any):
+        """A PyIceberg DataScan of a table already loaded (its LoadTableResult): it scans the loaded
+        metadata, reading manifests and data files through S3, so the catalog is not asked again.
+        ``options`` are DataScan's (``snapshot_id``, ``row_filter``, ``selected_fields``, ``limit``)."""
         from pyiceberg.io import load_file_io
         from pyiceberg.table import DataScan
         from pyiceberg.table.metadata import TableMetadataUtil
@@ -231,8 +235,13 @@ class AIStorClient:
         metadata = TableMetadataUtil.parse_obj(loaded["metadata"])
         properties = {**catalog_properties(self.config), **(loaded.get("config") or {})}
         io = load_file_io(properties, loaded.get("metadata-location") or metadata.location)
+        return DataScan(metadata, io, **options)
+
+    def first_rows(self, name: str, loaded: dict, limit: int, snapshot_id: int | None = None):
+        """The first ``limit`` rows of a table already loaded, as a pyarrow Table (of the current
+        snapshot, or of ``snapshot_id``)."""
         try:
-            return DataScan(metadata, io, limit=limit).to_arrow()
+            return self.table_scan(loaded, limit=limit, snapshot_id=snapshot_id).to_arrow()
         except OSError as exc:
             raise ServiceError(f"cannot read the data files of {name}: {exc}") from None
 

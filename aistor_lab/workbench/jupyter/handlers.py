@@ -13,6 +13,9 @@ from tornado.ioloop import IOLoop
 
 from ..client import AIStorClient, AIStorError, ServiceError, ServiceUnreachable
 from ..commands.registry import HelpRequested, UsageError, execute, panel_front
+from ..explore.iceberg_rows import table_rows
+from ..explore.profile import table_profile
+from ..explore.views import view_details
 from .panel import namespace_children, table_details
 
 if TYPE_CHECKING:
@@ -86,6 +89,41 @@ class TableHandler(AIStorAPIHandler):
         await self.answer(table_details, self.client, warehouse, namespace, table, preview_rows)
 
 
+def _whole_number(name: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(f"{name} must be a whole number, not {text!r}") from None
+
+
+class TableRowsHandler(AIStorAPIHandler):
+    """The explorer's grid: a page of a table's rows, of a snapshot, sorted and filtered."""
+
+    @web.authenticated
+    async def get(self, warehouse: str, namespace: str, table: str) -> None:
+        offset, limit = self.get_argument("offset", "0"), self.get_argument("limit", "100")
+        options = {name: self.get_argument(arg, None) or None for name, arg in (
+            ("sort", "sort"), ("filter_text", "filter"), ("columns", "columns"), ("snapshot", "snapshot"),
+            ("as_of", "asOf"), ("ref", "ref"))}
+        await self.answer(lambda: table_rows(self.client, warehouse, namespace, table,
+                                             offset=_whole_number("offset", offset),
+                                             limit=_whole_number("limit", limit), **options))
+
+
+class TableProfileHandler(AIStorAPIHandler):
+    @web.authenticated
+    async def get(self, warehouse: str, namespace: str, table: str) -> None:
+        snapshot, columns = self.get_argument("snapshot", None) or None, self.get_argument("columns", None) or None
+        await self.answer(lambda: table_profile(self.client, warehouse, namespace, table, snapshot=snapshot,
+                                                columns=columns))
+
+
+class ViewHandler(AIStorAPIHandler):
+    @web.authenticated
+    async def get(self, warehouse: str, namespace: str, view: str) -> None:
+        await self.answer(view_details, self.client, warehouse, namespace, view)
+
+
 class SharesHandler(AIStorAPIHandler):
     @web.authenticated
     async def get(self) -> None:
@@ -134,6 +172,9 @@ def routes() -> list[tuple[str, type[AIStorAPIHandler]]]:
         (f"{API}/warehouses", WarehousesHandler),
         (rf"{API}/warehouses/([^/]+)/children", ChildrenHandler),
         (rf"{API}/warehouses/([^/]+)/namespaces/([^/]+)/tables/([^/]+)", TableHandler),
+        (rf"{API}/warehouses/([^/]+)/namespaces/([^/]+)/tables/([^/]+)/rows", TableRowsHandler),
+        (rf"{API}/warehouses/([^/]+)/namespaces/([^/]+)/tables/([^/]+)/profile", TableProfileHandler),
+        (rf"{API}/warehouses/([^/]+)/namespaces/([^/]+)/views/([^/]+)", ViewHandler),
         (f"{API}/shares", SharesHandler),
         (rf"{API}/shares/([^/]+)", ShareHandler),
         (rf"{API}/shares/([^/]+)/tokens", TokensHandler),

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..client import AIStorClient
 from ..commands.actions import current_partition_spec, current_schema
+from ..explore.overview import explorer_details
 
 
 def namespace_children(client: AIStorClient, warehouse: str, parent: str | None) -> dict:
@@ -34,15 +35,17 @@ def _exact_in_javascript(value: Any) -> Any:
     return value
 
 
-def _snapshot_ids_as_text(snapshot: dict) -> dict:
+def _snapshot_entry(snapshot: dict) -> dict:
+    """A snapshot with its ids as text, its operation and its schema id at hand."""
     ids = {key: str(snapshot[key]) for key in ("snapshot-id", "parent-snapshot-id") if key in snapshot}
-    return {**snapshot, **ids}
+    return {**snapshot, **ids, "operation": (snapshot.get("summary") or {}).get("operation"),
+            "schemaId": snapshot.get("schema-id")}
 
 
 def table_details(client: AIStorClient, warehouse: str, namespace: str, table: str, preview_rows: int) -> dict:
     """What the panel shows of a table: schema, partition spec, properties, snapshots (their ids as
-    text), first rows (integers beyond JavaScript's exact range as text). One catalog call: all of it
-    comes from one load of the table (the rows from its data files, through S3)."""
+    text), the explorer's overview, schema history and refs, first rows (integers beyond JavaScript's
+    exact range as text). One catalog call: all of it comes from one load of the table (the rows from its data files, through S3)."""
     loaded = client.load_table(warehouse, namespace, table)
     metadata = loaded["metadata"]
     current = metadata.get("current-snapshot-id")
@@ -57,8 +60,9 @@ def table_details(client: AIStorClient, warehouse: str, namespace: str, table: s
         "partitionSpec": current_partition_spec(metadata),
         "properties": metadata.get("properties", {}),
         "currentSnapshotId": None if current is None else str(current),
-        "snapshots": [_snapshot_ids_as_text(snapshot) for snapshot in metadata.get("snapshots", [])],
+        "snapshots": [_snapshot_entry(snapshot) for snapshot in metadata.get("snapshots", [])],
         "preview": None,
+        **explorer_details(loaded),
     }
     if preview_rows > 0:
         rows = client.first_rows(table, loaded, preview_rows)
