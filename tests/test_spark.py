@@ -24,6 +24,7 @@ from pyspark.errors import AnalysisException
 
 from aistor_lab.workbench import spark as aistor_spark
 from aistor_lab.workbench.service_config import ServiceConfig, delta_storage_options
+from aistor_lab.workbench.spark import startup
 from aistor_lab.workbench.spark.jars import ensure_kit
 
 from .conftest import ROOT_PASSWORD, ROOT_USER, catalog_call, seed_catalog_properties
@@ -85,10 +86,8 @@ def spark(server, kit):
         endpoint=server.endpoint,
         access_key=ROOT_USER,
         secret_key=ROOT_PASSWORD,
-        **{"spark.sql.shuffle.partitions": "2", "spark.ui.enabled": "false",
-           "spark.ui.showConsoleProgress": "false"},
+        **{"spark.sql.shuffle.partitions": "2", "spark.ui.enabled": "false"},
     )
-    session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
 
@@ -118,6 +117,47 @@ def test_session_is_configured_from_arguments_and_kit(spark, server, kit):
     assert conf.get("spark.jars").split(",") == [str(jar) for jar in kit]
     assert conf.get("spark.jars.packages") is None
     assert spark.catalog.currentCatalog() == "aistor"
+
+
+def test_session_keeps_the_jvm_output_out_of_the_process_output(spark):
+    spark.sql("SHOW NAMESPACES").collect()  # the catalog's client starts, with its settings
+    log = aistor_spark.jvm_log()
+    jvm = spark.sparkContext._jvm.ProcessHandle.current().pid()
+    assert os.readlink(f"/proc/{jvm}/fd/1") == os.readlink(f"/proc/{jvm}/fd/2") == str(log)
+    conf = spark.sparkContext.getConf()
+    assert conf.get("spark.ui.showConsoleProgress") == "false"
+    assert f"-Dlog4j2.configurationFile={startup.LOG4J2_PROPERTIES.as_uri()}" in conf.get(
+        "spark.driver.extraJavaOptions")
+    # our log4j2 configuration holds, and our settings draw no deprecation warning
+    text = log.read_text()
+    assert "NativeCodeLoader" not in text and "Setting default log level" not in text
+    assert "deprecated" not in text
+
+
+def test_session_start_in_a_terminal_shows_progress_and_no_jvm_output(server, kit, tmp_path):
+    script = tmp_path / "start.py"
+    script.write_text(textwrap.dedent(f"""
+        from aistor_lab.workbench import spark as aistor_spark
+        spark = aistor_spark.session({WAREHOUSE!r}, master="local[1]", endpoint={server.endpoint!r},
+                                     access_key={ROOT_USER!r}, secret_key={ROOT_PASSWORD!r}, progress=True)
+        print(len(spark.sql("SHOW NAMESPACES").collect()) >= 0)
+        spark.stop()
+    """))
+    result = subprocess.run([sys.executable, str(script)], check=False, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Spark: starting the JVM" in result.stderr and "Spark: creating the session" in result.stderr
+    assert re.fullmatch(rf"Spark 3\.5\.\d+ ready in \d+ s: catalog 'aistor' on warehouse '{WAREHOUSE}'\.\nTrue\n",
+                        result.stdout)
+    for noise in ("WARN", "Setting default log level", "log4j", ":: loading settings"):
+        assert noise not in result.stderr + result.stdout
+
+
+def test_job_progress_follows_the_tasks_of_the_block(spark):
+    with aistor_spark.job_progress(spark, "counting", enabled=True) as bar:
+        assert spark.range(0, 1000, 1, 4).selectExpr("sum(id)").collect()[0][0] == sum(range(1000))
+    assert bar.total >= 4 and bar.n == bar.total
+    assert spark.sparkContext.getLocalProperty("spark.jobGroup.id") is None  # the thread's group is back
 
 
 def test_conf_from_environment_and_maven_route(monkeypatch):

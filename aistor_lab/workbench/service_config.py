@@ -149,11 +149,15 @@ def delta_storage_options(config: ServiceConfig) -> dict[str, str]:
 def spark_catalog_conf(config: ServiceConfig, warehouse: str, name: str) -> dict[str, str]:
     """The Spark properties of an Iceberg REST catalog ``name`` on the service."""
     prefix = f"spark.sql.catalog.{name}"
+    properties = _iceberg_properties(config, warehouse)
+    # Iceberg's Java client (1.10) warns that rest.sigv4-enabled is deprecated: its own spelling instead.
+    del properties["rest.sigv4-enabled"]
     return {
         prefix: "org.apache.iceberg.spark.SparkCatalog",
         f"{prefix}.type": "rest",
         f"{prefix}.io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
-        **{f"{prefix}.{key}": value for key, value in _iceberg_properties(config, warehouse).items()},
+        f"{prefix}.rest.auth.type": "sigv4",
+        **{f"{prefix}.{key}": value for key, value in properties.items()},
     }
 
 

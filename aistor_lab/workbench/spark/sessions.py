@@ -9,6 +9,9 @@ service_config.py, which also derives every property from it), else from the def
 or as ``AISTOR_WAREHOUSE``; for an https endpoint with a private CA, ``AISTOR_TRUSTSTORE`` names
 the PKCS12 truststore the JVM is to trust (``aistor-lab certs create`` writes one).
 
+Start-up: a progress bar while the JVM starts (in a notebook or a terminal), then one line; the JVM's
+own output goes to a log file unless ``verbose=True`` or ``AISTOR_SPARK_VERBOSE=1`` (startup.py).
+
 Jars: an offline kit (``aistor-lab spark-jars build``) when ``AISTOR_SPARK_JARS`` names one or one
 is in the default place; otherwise the standard Maven coordinates, Delta Lake's included.
 
@@ -18,10 +21,12 @@ which read with deltalake or the delta-sharing client and hand Spark the rows.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..progress import progress_bar, ticking
 from ..service_config import (
     DEFAULT_REGION,
     LOCAL_ENDPOINT,
@@ -32,6 +37,7 @@ from ..service_config import (
     trust_conf,
 )
 from .jars import find_kit
+from .startup import jvm_running, launch_jvm, quiet_conf, wants_verbose
 
 if TYPE_CHECKING:
     import pyarrow
@@ -80,19 +86,20 @@ def spark_conf(
     extra_conf: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Every property ``session()`` sets; ``service``: else the environment's (see the module);
-    ``warehouse``: else the service's default one; ``kit`` is a jar kit's jars (None: Maven)."""
+    ``warehouse``: else the service's default one; ``kit`` is a jar kit's jars (None: Maven);
+    ``extra_conf`` last, except that our log4j2 configuration joins its driver options."""
     service = service or ServiceConfig.from_env(default_endpoint=LOCAL_ENDPOINT)
     warehouse = warehouse or service.warehouse
     if not warehouse:
         raise ValueError("a warehouse is required: pass warehouse=... or set AISTOR_WAREHOUSE")
-    return {
+    return quiet_conf({
         **spark_catalog_conf(service, warehouse, CATALOG),
         **s3a_conf(service),
         **trust_conf(service),
         **jars_conf(kit),
         "spark.sql.defaultCatalog": CATALOG,
         **{key: str(value) for key, value in (extra_conf or {}).items()},
-    }
+    })
 
 
 def session(
@@ -105,12 +112,16 @@ def session(
     secret_key: str | None = None,
     truststore: str | None = None,
     service: ServiceConfig | None = None,
+    progress: bool | None = None,
+    verbose: bool | None = None,
     **extra_conf: str,
 ) -> SparkSession:
     """A SparkSession configured for the service (see the module; ``service``: that one instead of the
     environment's, ``endpoint``... override either). ``master`` (``local[2]``,
     ``spark://host:7077``, ...) is left to Spark's defaults when None. ``extra_conf`` adds or overrides
-    properties: ``session("analytics", **{"spark.sql.shuffle.partitions": "4"})``.
+    properties: ``session("analytics", **{"spark.sql.shuffle.partitions": "4"})``. ``progress``: show the
+    start-up's progress (None: in a notebook or a terminal); ``verbose``: let the JVM's own output
+    through (None: when ``AISTOR_SPARK_VERBOSE`` is set).
 
     Spark keeps one session per process: when one is already running, Spark returns it and ignores
     the jar settings."""
@@ -124,12 +135,27 @@ def session(
         kit=find_kit(),
         extra_conf=extra_conf,
     )
-    builder = SparkSession.builder.appName(app_name)
-    if master:
-        builder = builder.master(master)
+    conf = {**conf, "spark.app.name": app_name, **({"spark.master": master} if master else {})}
+    builder = SparkSession.builder
     for key, value in conf.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    if SparkSession.getActiveSession() is not None:
+        return builder.getOrCreate()
+    started = time.monotonic()
+    bar = progress_bar(progress, total=2, bar_format="{desc} {bar} {elapsed}")
+    shown = not bar.disable
+    with bar, ticking(bar):
+        if not jvm_running():
+            bar.set_description_str("Spark: starting the JVM")
+            launch_jvm(conf, wants_verbose(verbose))
+        bar.update(1)
+        bar.set_description_str("Spark: creating the session")
+        spark = builder.getOrCreate()
+        bar.update(1)
+    if shown:
+        print(f"Spark {spark.version} ready in {time.monotonic() - started:.0f} s: catalog '{CATALOG}' on "
+              f"warehouse '{conf[f'spark.sql.catalog.{CATALOG}.warehouse']}'.")
+    return spark
 
 
 def delta_table(
