@@ -15,7 +15,7 @@ import {
 
 const segment = encodeURIComponent;
 
-async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
+export async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
   const settings = ServerConnection.makeSettings();
   const url = URLExt.join(settings.baseUrl, 'aistor-lab/api', path);
   let response: Response;

@@ -15,5 +15,6 @@ export const CommandIDs = {
   createToken: 'aistor-lab:create-token',
   revokeToken: 'aistor-lab:revoke-token',
   copySnippet: 'aistor-lab:copy-snippet',
-  insertSnippet: 'aistor-lab:insert-snippet'
+  insertSnippet: 'aistor-lab:insert-snippet',
+  openExplorer: 'aistor-lab:open-explorer'
 } as const;

@@ -6,6 +6,7 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { CommandIDs } from './commandIds';
 import { registerCommands, registerContextMenu } from './commands';
 import { PanelController } from './controller';
+import { registerExplorer } from './explorer/commands';
 import { AIStorPanel, PANEL_ID } from './panel';
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -24,6 +25,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     registerCommands(app, controller, tracker, PANEL_ID);
     const panel = new AIStorPanel(controller, app.commands);
     registerContextMenu(app);
+    registerExplorer(app, controller, restorer, tracker);
     app.shell.add(panel, 'left', { rank: 600 });
     restorer?.add(panel, panel.id);
     for (const command of [CommandIDs.open, CommandIDs.refresh, CommandIDs.createWarehouse, CommandIDs.createShare]) {

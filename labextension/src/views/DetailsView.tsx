@@ -5,6 +5,7 @@ import React, { useState } from 'react';
 
 import { CommandIDs } from '../commandIds';
 import { Details, PanelController } from '../controller';
+import { sourceOfNode } from '../explorer/nodeSource';
 import { cellText, newestFirst, shortTime, snapshotTime, summaryDetail, summaryText, typeText } from '../format';
 import { SNIPPET_LABELS, SnippetKind, snippetKinds } from '../snippets';
 import { ITreeNode, sharedTableSource } from '../treeModel';
@@ -28,6 +29,11 @@ function Actions({ node, commands }: { node: ITreeNode; commands: CommandRegistr
   const chosen = kinds.includes(kind) ? kind : kinds[0];
   return (
     <div className="jp-AIStorLab-actions">
+      {sourceOfNode(node) && (
+        <Button small minimal={false} onClick={() => void commands.execute(CommandIDs.openExplorer)} title={commands.caption(CommandIDs.openExplorer)}>
+          Open
+        </Button>
+      )}
       {ids.map(id => (
         <Button key={id} small minimal={false} onClick={() => void commands.execute(id)} title={commands.caption(id)}>
           {commands.label(id)}

@@ -1,0 +1,66 @@
+/** Small pieces the explorer's sections share: facts, key/value lists and plain tables. */
+import React from 'react';
+
+export function Facts(props: { label: string; facts: [string, React.ReactNode][] }): JSX.Element {
+  return (
+    <dl className="jp-AIStorExplorer-facts" aria-label={props.label}>
+      {props.facts.map(([name, value]) => (
+        <React.Fragment key={name}>
+          <dt>{name}</dt>
+          <dd>{value}</dd>
+        </React.Fragment>
+      ))}
+    </dl>
+  );
+}
+
+export function Properties({ properties }: { properties: Record<string, string> }): JSX.Element {
+  const entries = Object.entries(properties).sort(([a], [b]) => a.localeCompare(b));
+  return entries.length ? (
+    <Facts label="Properties" facts={entries} />
+  ) : (
+    <p className="jp-AIStorExplorer-note">No properties.</p>
+  );
+}
+
+export function Table(props: { label: string; columns: string[]; rows: React.ReactNode[][]; empty: string }): JSX.Element {
+  if (!props.rows.length) {
+    return <p className="jp-AIStorExplorer-note">{props.empty}</p>;
+  }
+  return (
+    <table className="jp-AIStorExplorer-table" aria-label={props.label}>
+      <thead>
+        <tr>
+          {props.columns.map(column => (
+            <th key={column} scope="col">
+              {column}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {props.rows.map((row, i) => (
+          <tr key={i}>
+            {row.map((cell, j) => (
+              <td key={j}>{cell}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function Section(props: { title: string; children: React.ReactNode }): JSX.Element {
+  return (
+    <section className="jp-AIStorExplorer-section" aria-label={props.title}>
+      <h3>{props.title}</h3>
+      {props.children}
+    </section>
+  );
+}
+
+/** A value of the JSON the API gave, readable: text as it is, the rest as compact JSON. */
+export function valueText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
