@@ -1,4 +1,5 @@
-/** The explorer source a node of the panel's tree stands for, if it opens in the explorer. */
+/** The explorer source a node of the panel's tree stands for, if it opens in the explorer (a Delta
+ * table's folder opens through the store's own command, with its source). */
 import { ITreeNode } from '../treeModel';
 import { ExplorerSource } from './source';
 
@@ -10,8 +11,6 @@ export function sourceOfNode(node: ITreeNode | null): ExplorerSource | null {
       return { kind: 'view', warehouse: node.warehouse!, namespace: node.namespace!, view: node.table! };
     case 'shared-table':
       return { kind: 'shared', share: node.share!, schema: node.schema!, table: node.label };
-    case 'prefix':
-      return node.tableFormat === 'delta' && node.bucket && node.key ? { kind: 'delta', bucket: node.bucket, path: node.key } : null;
     default:
       return null;
   }
