@@ -189,9 +189,14 @@ def table_snapshots(ctx: Context, args: argparse.Namespace) -> Result:
 
 
 def table_preview(ctx: Context, args: argparse.Namespace) -> Result:
+    from ..explore.time_travel import rows_as_of  # explore builds on this module
+
     if args.limit < 0:
         raise UsageError("--limit must be zero or more")
-    arrow = ctx.client.preview_table(args.warehouse, args.namespace, args.table, args.limit)
+    if args.snapshot and args.as_of:
+        raise UsageError("--snapshot and --as-of both choose the snapshot: give one of them")
+    arrow = rows_as_of(ctx.client, args.warehouse, args.namespace, args.table, args.limit,
+                       snapshot=args.snapshot, as_of=args.as_of)
     records = arrow.to_pylist()
     return Rows(arrow.column_names, [list(r.values()) for r in records], data=records, empty="(no rows)")
 

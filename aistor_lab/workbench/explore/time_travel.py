@@ -66,3 +66,12 @@ def resolve_snapshot(metadata, snapshot: str | None = None, as_of: str | None = 
             raise UsageError(f"the table has no branch or tag {ref!r} (it has: {known})")
         return metadata.refs[ref].snapshot_id
     return metadata.current_snapshot_id
+
+
+def rows_as_of(client, warehouse: str, namespace: str, table: str, limit: int, snapshot: str | None = None,
+               as_of: str | None = None):
+    """The first ``limit`` rows (a pyarrow Table) of the snapshot a ``snapshot`` id or an ``as_of``
+    time names, or of the current one: one catalog call, then S3 reads."""
+    loaded = client.load_table(warehouse, namespace, table)
+    snapshot_id = resolve_snapshot(client.table_scan(loaded).table_metadata, snapshot=snapshot, as_of=as_of)
+    return client.first_rows(table, loaded, limit, snapshot_id)
