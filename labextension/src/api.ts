@@ -13,11 +13,16 @@ import {
   IToken
 } from './types';
 
-const segment = encodeURIComponent;
+export const segment = encodeURIComponent;
+
+/** The address of one of the API's paths (`buckets/b/download?key=k`). */
+export function apiUrl(path: string, settings = ServerConnection.makeSettings()): string {
+  return URLExt.join(settings.baseUrl, 'aistor-lab/api', path);
+}
 
 export async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
   const settings = ServerConnection.makeSettings();
-  const url = URLExt.join(settings.baseUrl, 'aistor-lab/api', path);
+  const url = apiUrl(path, settings);
   let response: Response;
   try {
     response = await ServerConnection.makeRequest(url, init, settings);

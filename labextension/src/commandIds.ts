@@ -16,5 +16,11 @@ export const CommandIDs = {
   revokeToken: 'aistor-lab:revoke-token',
   copySnippet: 'aistor-lab:copy-snippet',
   insertSnippet: 'aistor-lab:insert-snippet',
-  openExplorer: 'aistor-lab:open-explorer'
+  openExplorer: 'aistor-lab:open-explorer',
+  uploadObjects: 'aistor-lab:upload-objects',
+  downloadObject: 'aistor-lab:download-object',
+  copyS3Path: 'aistor-lab:copy-s3-path',
+  deleteObjects: 'aistor-lab:delete-objects',
+  openDeltaTable: 'aistor-lab:open-delta-table',
+  shareDeltaTable: 'aistor-lab:share-delta-table'
 } as const;

@@ -11,12 +11,13 @@ import { Widget } from '@lumino/widgets';
 import { CommandIDs } from './commandIds';
 import { PanelController } from './controller';
 import { downloadJSON } from './download';
-import { askFields, askNewTable, confirm } from './forms';
+import { askNewTable, askUntilDone, confirm } from './forms';
 import { insertCell } from './notebook';
-import { columnsProblem, columnsSpec } from './schemaForm';
+import { namespaceProblem, sharedNameProblem, shareEntryProblem, shareNameProblem, warehouseNameProblem } from './nameRules';
+import { columnsSpec } from './schemaForm';
 import { snippet, SNIPPET_LABELS, SnippetKind, snippetKinds } from './snippets';
 import { ITreeNode, NodeKind, parentId, SHARES_ID, WAREHOUSES_ID } from './treeModel';
-import { ICreatedToken } from './types';
+import { ICommandResult, ICreatedToken } from './types';
 
 const EXPIRY = ['30d', '7d', '1d', '12h', '90d', 'never'];
 
@@ -42,6 +43,9 @@ export function registerCommands(
       return null;
     }
   };
+  /** `change` for a form: answers null when it worked, or the error to show in the form again. */
+  const submitted = async (what: string, argv: string[], reload: string[], done: string) =>
+    (await change(what, argv, reload, done)) ? null : (controller.error ?? `${what} failed`);
   const add = (id: string, options: Parameters<typeof commands.addCommand>[1]) => commands.addCommand(id, options);
   /** A command that deletes or removes the selected node of one kind once the user confirms. */
   const removal = (id: string, kind: NodeKind, texts: { label: string; caption: string; button: string },
@@ -73,11 +77,10 @@ export function registerCommands(
     label: 'New warehouse…',
     caption: 'Create a warehouse (and its bucket)',
     execute: async () => {
-      const values = await askFields('New warehouse', [{ name: 'name', label: 'Name', placeholder: 'analytics' }], 'Create');
-      if (values?.name) {
-        await change(`Creating warehouse ${values.name}…`, ['warehouse', 'create', values.name], [WAREHOUSES_ID],
-          `Warehouse ${values.name} created.`);
-      }
+      await askUntilDone('New warehouse',
+        [{ name: 'name', label: 'Name', placeholder: 'analytics', check: warehouseNameProblem }], 'Create',
+        values => submitted(`Creating warehouse ${values.name}…`, ['warehouse', 'create', values.name], [WAREHOUSES_ID],
+          `Warehouse ${values.name} created.`));
     }
   });
   removal(CommandIDs.deleteWarehouse, 'warehouse',
@@ -100,12 +103,13 @@ export function registerCommands(
         return;
       }
       const where = node.namespace ? `${node.warehouse} / ${node.namespace}` : node.warehouse;
-      const values = await askFields(`New namespace in ${where}`, [{ name: 'name', label: 'Name', placeholder: 'sales' }], 'Create');
-      if (values?.name) {
-        const namespace = node.namespace ? `${node.namespace}.${values.name}` : values.name;
-        await change(`Creating namespace ${namespace}…`, ['namespace', 'create', node.warehouse!, namespace], [node.id],
-          `Namespace ${namespace} created.`);
-      }
+      await askUntilDone(`New namespace in ${where}`,
+        [{ name: 'name', label: 'Name', placeholder: 'sales', check: namespaceProblem, help: 'Dots make levels: sales.eu' }],
+        'Create', values => {
+          const namespace = node.namespace ? `${node.namespace}.${values.name}` : values.name;
+          return submitted(`Creating namespace ${namespace}…`, ['namespace', 'create', node.warehouse!, namespace], [node.id],
+            `Namespace ${namespace} created.`);
+        });
     }
   });
   removal(CommandIDs.deleteNamespace, 'namespace',
@@ -124,21 +128,16 @@ export function registerCommands(
     isEnabled: () => !!selected('namespace'),
     execute: async () => {
       const node = selected('namespace');
-      const table = node && (await askNewTable(`${node.warehouse} / ${node.namespace}`));
-      if (!node || !table) {
+      if (!node) {
         return;
       }
-      const problem = table.name ? columnsProblem(table.columns) : 'The table needs a name.';
-      if (problem) {
-        controller.report(problem);
-        Notification.error(problem, { autoClose: 6000 });
-        return;
-      }
-      const argv = ['table', 'create', node.warehouse!, node.namespace!, table.name, '--schema', columnsSpec(table.columns)];
-      if (table.partition) {
-        argv.push('--partition', table.partition);
-      }
-      await change(`Creating table ${table.name}…`, argv, [node.id], `Table ${table.name} created.`);
+      await askNewTable(`${node.warehouse} / ${node.namespace}`, table => {
+        const argv = ['table', 'create', node.warehouse!, node.namespace!, table.name, '--schema', columnsSpec(table.columns)];
+        if (table.partition) {
+          argv.push('--partition', table.partition);
+        }
+        return submitted(`Creating table ${table.name}…`, argv, [node.id], `Table ${table.name} created.`);
+      });
     }
   });
   removal(CommandIDs.deleteTable, 'table', { label: 'Delete table', caption: 'Drop this table', button: 'Delete' },
@@ -160,43 +159,40 @@ export function registerCommands(
         return;
       }
       const shares = (controller.tree.find(SHARES_ID)?.children ?? []).map(share => share.label);
-      const values = await askFields(`Share ${node.namespace}.${node.table}`, [
-        { name: 'share', label: 'Share (new or existing)', placeholder: 'sales-share', suggestions: shares },
-        { name: 'schema', label: 'Schema', value: node.namespace!.split('.').pop() },
-        { name: 'name', label: 'Shared as', value: node.table }
-      ], 'Share');
-      if (!values?.share || !values.schema || !values.name) {
-        return;
-      }
-      const spec = `${values.name}:uniform:${node.warehouse}:${node.namespace}:${node.table}`;
-      const argv = shares.includes(values.share)
-        ? ['share', 'update', values.share, '--add', `${values.schema}:${spec}`]
-        : ['share', 'create', values.share, values.schema, spec];
-      const reload = [SHARES_ID, `share:${values.share}`, `schema:${values.share}/${values.schema}`];
-      await change(`Sharing ${node.table}…`, argv, reload,
-        `${node.table} is shared in ${values.share}.`);
+      await askUntilDone(`Share ${node.namespace}.${node.table}`, [
+        { name: 'share', label: 'Share (new or existing)', placeholder: 'sales-share', suggestions: shares, check: shareNameProblem },
+        { name: 'schema', label: 'Schema', value: node.namespace!.split('.').pop(), check: sharedNameProblem },
+        { name: 'name', label: 'Shared as', value: node.table, check: name => sharedNameProblem(name, 'table') }
+      ], 'Share', values => {
+        const spec = `${values.name}:uniform:${node.warehouse}:${node.namespace}:${node.table}`;
+        const argv = shares.includes(values.share)
+          ? ['share', 'update', values.share, '--add', `${values.schema}:${spec}`]
+          : ['share', 'create', values.share, values.schema, spec];
+        const reload = [SHARES_ID, `share:${values.share}`, `schema:${values.share}/${values.schema}`];
+        return submitted(`Sharing ${node.table}…`, argv, reload, `${node.table} is shared in ${values.share}.`);
+      });
     }
   });
   add(CommandIDs.createShare, {
     label: 'New share…',
     caption: 'Create a share of a Delta or Iceberg table',
-    execute: async () => {
-      const values = await askFields('New share', [
-        { name: 'share', label: 'Share', placeholder: 'sales-share' },
-        { name: 'schema', label: 'Schema', placeholder: 'sales' },
+    // args.table: a table entry to start from (a Delta folder's "Share…" gives NAME:delta:BUCKET:PATH).
+    execute: async args => {
+      await askUntilDone('New share', [
+        { name: 'share', label: 'Share', placeholder: 'sales-share', check: shareNameProblem },
+        { name: 'schema', label: 'Schema', placeholder: 'sales', check: sharedNameProblem },
         {
           name: 'table',
           label: 'Table',
+          value: args.table as string | undefined,
           placeholder: 'orders:uniform:analytics:sales:orders',
-          help: 'NAME:delta:BUCKET:PATH or NAME:uniform:WAREHOUSE:NAMESPACE:TABLE'
+          help: 'NAME:delta:BUCKET:PATH or NAME:uniform:WAREHOUSE:NAMESPACE:TABLE',
+          check: shareEntryProblem
         },
         { name: 'description', label: 'Description (optional)' }
-      ], 'Create');
-      if (values?.share && values.schema && values.table) {
-        await change(`Creating share ${values.share}…`,
-          ['share', 'create', values.share, values.schema, values.table, '--description', values.description],
-          [SHARES_ID], `Share ${values.share} created.`);
-      }
+      ], 'Create', values => submitted(`Creating share ${values.share}…`,
+        ['share', 'create', values.share, values.schema, values.table, '--description', values.description],
+        [SHARES_ID], `Share ${values.share} created.`));
     }
   });
   removal(CommandIDs.removeShare, 'share',
@@ -224,18 +220,21 @@ export function registerCommands(
     isEnabled: () => !!selected('share'),
     execute: async () => {
       const node = selected('share');
-      const values = node && (await askFields(`New token for ${node.label}`, [
-        { name: 'expires', label: 'Expires after', options: EXPIRY, value: '30d' },
-        { name: 'description', label: 'Description (optional)', placeholder: 'for the finance team' }
-      ], 'Create'));
-      if (!node || !values) {
+      if (!node) {
         return;
       }
-      const argv = ['share', 'token', 'create', node.label, '--description', values.description];
-      if (values.expires !== 'never') {
-        argv.push('--expires', values.expires);
-      }
-      const result = await change(`Creating a token for ${node.label}…`, argv, [], 'Token created: profile.share downloaded.');
+      let result = null as ICommandResult | null;
+      await askUntilDone(`New token for ${node.label}`, [
+        { name: 'expires', label: 'Expires after', options: EXPIRY, value: '30d' },
+        { name: 'description', label: 'Description (optional)', placeholder: 'for the finance team' }
+      ], 'Create', async values => {
+        const argv = ['share', 'token', 'create', node.label, '--description', values.description];
+        if (values.expires !== 'never') {
+          argv.push('--expires', values.expires);
+        }
+        result = await change(`Creating a token for ${node.label}…`, argv, [], 'Token created: profile.share downloaded.');
+        return result ? null : (controller.error ?? 'The token could not be created.');
+      });
       if (result) {
         const token = result.data as ICreatedToken;
         downloadJSON('profile.share', token.profile);

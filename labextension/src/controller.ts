@@ -6,8 +6,15 @@
 import { ISignal, Signal } from '@lumino/signaling';
 
 import * as api from './api';
+import * as storeApi from './buckets/api';
+import { bucketNodes, listingId, listingNodes } from './buckets/listing';
+import { IObjectInfo } from './buckets/types';
+import { Uploads } from './buckets/uploads';
 import { plainMessage } from './errors';
+import { ITreePath } from './search/reveal';
+import { Searcher } from './search/searcher';
 import {
+  BUCKETS_ID,
   ITreeNode,
   namespaceContentNodes,
   shareContentNodes,
@@ -20,7 +27,8 @@ import { ICommandResult, IShareInfo, IStatus, ITableDetails, IToken } from './ty
 
 export type Details =
   | { kind: 'table'; table: ITableDetails }
-  | { kind: 'share'; share: IShareInfo; tokens: IToken[] };
+  | { kind: 'share'; share: IShareInfo; tokens: IToken[] }
+  | { kind: 'object'; object: IObjectInfo };
 
 export class PanelController {
   readonly tree = new TreeModel();
@@ -33,7 +41,10 @@ export class PanelController {
   error: string | null = null;
   /** What is running now ("Creating table orders…"), for the progress bar. */
   busy: string | null = null;
-  filter = '';
+  readonly search = new Searcher(() => this.emit());
+  readonly uploads = new Uploads(() => this.emit());
+  /** The node a search result revealed: the tree scrolls to it and focuses it. */
+  revealed: string | null = null;
 
   get changed(): ISignal<this, void> {
     return this._changed;
@@ -41,11 +52,6 @@ export class PanelController {
 
   private emit(): void {
     this._changed.emit();
-  }
-
-  setFilter(text: string): void {
-    this.filter = text;
-    this.emit();
   }
 
   /** Shows a problem found before anything was sent (a form's bad value). */
@@ -98,9 +104,15 @@ export class PanelController {
   private async children(node: ITreeNode): Promise<ITreeNode[]> {
     switch (node.kind) {
       case 'group':
+        if (node.id === BUCKETS_ID) {
+          return bucketNodes(await storeApi.listBuckets());
+        }
         return node.id === WAREHOUSES_ID
           ? warehouseNodes(await api.listWarehouses())
           : shareNodes(await api.listShares());
+      case 'bucket':
+      case 'prefix':
+        return listingNodes(null, await storeApi.listObjects(node.bucket!, node.key ?? ''));
       case 'warehouse':
       case 'namespace':
         return namespaceContentNodes(
@@ -132,8 +144,51 @@ export class PanelController {
     }
   }
 
+  /** The next page of a listing, merged into what its "Load more…" row ends. */
+  async loadMore(more: ITreeNode): Promise<void> {
+    const id = listingId(more.bucket!, more.key!);
+    this.tree.loading.add(id);
+    this.emit();
+    try {
+      const page = await storeApi.listObjects(more.bucket!, more.key!, more.nextToken);
+      this.tree.setChildren(id, listingNodes(this.tree.find(id)?.children ?? null, page));
+    } catch (error) {
+      this.tree.setError(id, plainMessage(error));
+    } finally {
+      this.tree.loading.delete(id);
+      this.emit();
+    }
+  }
+
+  /** Expands the path to a node (loading what was never loaded, or reloading a listing that does
+   * not hold the next step yet) and selects it. */
+  async reveal(path: ITreePath): Promise<void> {
+    const steps = [...path.ancestors, path.target];
+    for (const [i, id] of path.ancestors.entries()) {
+      const node = this.tree.find(id);
+      if (!node) {
+        break;
+      }
+      this.tree.expanded.add(id);
+      if (node.children === null || !node.children.some(child => child.id === steps[i + 1])) {
+        await this.loadChildren(id);
+      }
+    }
+    const target = this.tree.find(path.target);
+    if (!target) {
+      this.report('That item is no longer there (or not in the first page of its folder): refresh and look again.');
+      return;
+    }
+    this.revealed = target.id;
+    await this.select(target);
+  }
+
   async select(node: ITreeNode): Promise<void> {
+    if (node.kind === 'more') {
+      return this.loadMore(node);
+    }
     if (this.selected?.id === node.id) {
+      this.emit();
       return;
     }
     this.selected = node;
@@ -142,7 +197,7 @@ export class PanelController {
   }
 
   private async loadDetails(node: ITreeNode): Promise<void> {
-    const wanted = node.kind === 'table' || node.kind === 'share' || node.kind === 'shared-table';
+    const wanted = ['table', 'share', 'shared-table', 'object'].includes(node.kind);
     this.detailsError = null;
     this.detailsLoading = wanted;
     this.emit();
@@ -153,6 +208,9 @@ export class PanelController {
       if (node.kind === 'table') {
         const table = await api.tableDetails(node.warehouse!, node.namespace!, node.table!);
         this.setDetails(node, { kind: 'table', table });
+      } else if (node.kind === 'object') {
+        const object = await storeApi.objectInfo(node.bucket!, node.key!);
+        this.setDetails(node, { kind: 'object', object });
       } else {
         const [share, tokens] = await Promise.all([api.getShare(node.share!), api.listTokens(node.share!)]);
         this.setDetails(node, { kind: 'share', share, tokens });
@@ -181,11 +239,16 @@ export class PanelController {
    * children of `reload` (tree node ids). Failures land in the panel's message and are rethrown.
    */
   async run<T>(what: string, argv: string[], reload: string[] = []): Promise<ICommandResult<T>> {
+    return this.act(what, () => api.runCommand<T>(argv), reload);
+  }
+
+  /** `run` for any call of the API (a deletion in the store, say). */
+  async act<T>(what: string, call: () => Promise<T>, reload: string[] = []): Promise<T> {
     this.busy = what;
     this.error = null;
     this.emit();
     try {
-      const result = await api.runCommand<T>(argv);
+      const result = await call();
       for (const id of reload) {
         this.tree.expanded.add(id);
         await this.loadChildren(id);

@@ -1,8 +1,13 @@
-/** The dialogs of the panel's actions: simple field forms and the "New table" schema form. */
+/**
+ * The dialogs of the panel's actions: simple field forms and the "New table" schema form. Fields
+ * are checked as the user types (the problem shows under the field, OK stays disabled); a form
+ * whose command fails opens again with what was typed and the error next to the field it concerns.
+ */
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
-import { COLUMN_TYPES, IColumn } from './schemaForm';
+import { tableNameProblem } from './nameRules';
+import { COLUMN_TYPES, columnsProblem, IColumn } from './schemaForm';
 
 export interface IFieldSpec {
   name: string;
@@ -14,9 +19,17 @@ export interface IFieldSpec {
   /** Suggestions for a text box. */
   suggestions?: string[];
   help?: string;
+  /** Why a value is refused (nameRules.ts), or null. */
+  check?: (value: string) => string | null;
 }
 
-type Values = Record<string, string>;
+export type Values = Record<string, string>;
+
+/** Why a command refused a form's values: `field` names the field it concerns, if one does. */
+export interface IFormError {
+  message: string;
+  field?: string;
+}
 
 function labelled(spec: IFieldSpec, input: HTMLElement): HTMLElement {
   const label = document.createElement('label');
@@ -29,7 +42,61 @@ function labelled(spec: IFieldSpec, input: HTMLElement): HTMLElement {
     help.textContent = spec.help;
     label.append(help);
   }
+  const problem = document.createElement('small');
+  problem.className = 'jp-AIStorLab-fieldError';
+  problem.id = `aistor-lab-${spec.name}-problem`;
+  problem.setAttribute('aria-live', 'polite');
+  input.setAttribute('aria-describedby', problem.id);
+  label.append(problem);
   return label;
+}
+
+/** Shows `message` under the field of `input` (none: clears it) and marks the input invalid, which
+ * JupyterLab's Dialog reads to disable its OK button. */
+function showProblem(input: HTMLInputElement | HTMLSelectElement, message: string | null): void {
+  input.setCustomValidity(message ?? '');
+  input.setAttribute('aria-invalid', String(!!message));
+  const problem = document.getElementById(input.getAttribute('aria-describedby') ?? '');
+  if (problem) {
+    problem.textContent = message ?? '';
+  }
+}
+
+/**
+ * A form body that checks its fields on every keystroke. Its listener is on the window in the
+ * capture phase, so it runs before the Dialog's own `input` listener (on the document) reads the
+ * inputs' validity.
+ */
+abstract class CheckedBody<T> extends Widget implements Dialog.IBodyWidget<T> {
+  abstract getValue(): T;
+
+  /** Marks each invalid field (and the form's own message); answers whether all is well. */
+  protected abstract check(): void;
+
+  handleEvent(event: Event): void {
+    if (event.type === 'input' && this.node.contains(event.target as Node)) {
+      this.check();
+    }
+  }
+
+  protected onAfterAttach(): void {
+    window.addEventListener('input', this, true);
+    // Let the Dialog see the state of the values it opened with (an empty name disables OK).
+    requestAnimationFrame(() => this.node.querySelector('input')?.dispatchEvent(new Event('input', { bubbles: true })));
+  }
+
+  protected onBeforeDetach(): void {
+    window.removeEventListener('input', this, true);
+  }
+}
+
+/** The message under the form: an error that concerns no one field. */
+function formMessage(text: string | undefined): HTMLElement {
+  const message = document.createElement('p');
+  message.className = 'jp-AIStorLab-formError';
+  message.setAttribute('role', 'alert');
+  message.textContent = text ?? '';
+  return message;
 }
 
 function fieldInput(spec: IFieldSpec): HTMLInputElement | HTMLSelectElement {
@@ -57,10 +124,13 @@ function fieldInput(spec: IFieldSpec): HTMLInputElement | HTMLSelectElement {
   return input;
 }
 
-class FieldsBody extends Widget implements Dialog.IBodyWidget<Values> {
+class FieldsBody extends CheckedBody<Values> {
   private inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
 
-  constructor(fields: IFieldSpec[]) {
+  constructor(
+    private readonly fields: IFieldSpec[],
+    error?: IFormError
+  ) {
     super();
     this.addClass('jp-AIStorLab-form');
     for (const spec of fields) {
@@ -70,27 +140,87 @@ class FieldsBody extends Widget implements Dialog.IBodyWidget<Values> {
       // The datalist must live in the document, next to its input.
       input.querySelector('datalist') && this.node.append(input.querySelector('datalist')!);
     }
+    this.node.append(formMessage(error && !error.field ? error.message : undefined));
+    const concerned = error?.field && this.inputs.get(error.field);
+    if (concerned) {
+      // The service's refusal: shown, but the user may send the same value again.
+      document.getElementById(concerned.getAttribute('aria-describedby')!)!.textContent = error!.message;
+      concerned.setAttribute('aria-invalid', 'true');
+    }
   }
 
   getValue(): Values {
     return Object.fromEntries([...this.inputs].map(([name, input]) => [name, input.value.trim()]));
   }
 
-  onAfterAttach(): void {
-    const first = this.inputs.values().next().value;
-    first?.focus();
+  protected check(): void {
+    for (const spec of this.fields) {
+      const input = this.inputs.get(spec.name)!;
+      if (spec.check) {
+        showProblem(input, spec.check(input.value.trim()));
+      }
+    }
+  }
+
+  protected onAfterAttach(): void {
+    super.onAfterAttach();
+    this.inputs.values().next().value?.focus();
   }
 }
 
-/** Asks for a few values; null when cancelled. */
-export async function askFields(title: string, fields: IFieldSpec[], accept: string): Promise<Values | null> {
-  const result = await showDialog({
-    title,
-    body: new FieldsBody(fields),
-    buttons: [Dialog.cancelButton(), Dialog.okButton({ label: accept })],
-    focusNodeSelector: 'input'
-  });
-  return result.button.accept ? result.value : null;
+/** The first problem the fields' own checks find in `values`. */
+function fieldsProblem(fields: IFieldSpec[], values: Values): IFormError | null {
+  for (const spec of fields) {
+    const message = spec.check?.(values[spec.name] ?? '');
+    if (message) {
+      return { message, field: spec.name };
+    }
+  }
+  return null;
+}
+
+/** The field an error message is about: the only checked field, or the one whose label's first
+ * word the message names ("Share sales already exists" -> the Share field). */
+export function concernedField(fields: Pick<IFieldSpec, 'name' | 'label' | 'check'>[], message: string): string | undefined {
+  const checked = fields.filter(spec => spec.check);
+  if (checked.length === 1) {
+    return checked[0].name;
+  }
+  const text = message.toLowerCase();
+  return fields.find(spec => new RegExp(`\\b${spec.label.split(' ')[0].toLowerCase()}\\b`).test(text))?.name;
+}
+
+/**
+ * Asks for values and hands them to `submit` (which runs the command and answers its error, or
+ * null) until it succeeds or the user cancels. A failure opens the form again with what was typed
+ * and the error next to its field, or under the form. Answers the values that worked, or null.
+ */
+export async function askUntilDone(
+  title: string,
+  fields: IFieldSpec[],
+  accept: string,
+  submit: (values: Values) => Promise<string | null>
+): Promise<Values | null> {
+  let error: IFormError | undefined;
+  for (;;) {
+    const result = await showDialog({
+      title,
+      body: new FieldsBody(fields, error),
+      buttons: [Dialog.cancelButton(), Dialog.okButton({ label: accept })],
+      focusNodeSelector: 'input'
+    });
+    if (!result.button.accept || !result.value) {
+      return null;
+    }
+    const values = result.value;
+    fields = fields.map(spec => ({ ...spec, value: values[spec.name] }));
+    const problem = fieldsProblem(fields, values);
+    const message = problem ? null : await submit(values);
+    if (!problem && message === null) {
+      return values;
+    }
+    error = problem ?? { message: message!, field: concernedField(fields, message!) };
+  }
 }
 
 export async function confirm(title: string, message: string, accept: string): Promise<boolean> {
@@ -109,7 +239,7 @@ export interface INewTable {
 }
 
 /** The "New table" form: a name, rows of columns (name, type, required), a partition field. */
-class TableBody extends Widget implements Dialog.IBodyWidget<INewTable> {
+class TableBody extends CheckedBody<INewTable> {
   private name = fieldInput({ name: 'table', label: 'Table', placeholder: 'orders' }) as HTMLInputElement;
   private partition = fieldInput({
     name: 'partition',
@@ -117,8 +247,9 @@ class TableBody extends Widget implements Dialog.IBodyWidget<INewTable> {
     placeholder: 'day(created_at)'
   }) as HTMLInputElement;
   private rows: HTMLElement;
+  private columnsMessage = formMessage(undefined);
 
-  constructor() {
+  constructor(table: INewTable, error?: IFormError) {
     super();
     this.addClass('jp-AIStorLab-form');
     this.rows = document.createElement('div');
@@ -127,42 +258,54 @@ class TableBody extends Widget implements Dialog.IBodyWidget<INewTable> {
     add.className = 'jp-mod-styled jp-mod-reject';
     add.textContent = 'Add column';
     add.type = 'button';
-    add.onclick = () => this.addRow();
+    add.onclick = () => this.addRow({ name: '', type: 'string', required: false });
     const columns = document.createElement('div');
     columns.className = 'jp-AIStorLab-field';
     const caption = document.createElement('span');
     caption.textContent = 'Columns';
-    columns.append(caption, this.rows, add);
+    columns.append(caption, this.rows, this.columnsMessage, add);
+    this.name.value = table.name;
+    this.partition.value = table.partition;
     this.node.append(
       labelled({ name: 'table', label: 'Table' }, this.name),
       columns,
       labelled(
         { name: 'partition', label: 'Partition by (optional)', help: 'COLUMN, day(COLUMN), bucket(16, COLUMN)…' },
         this.partition
-      )
+      ),
+      formMessage(error?.field ? undefined : error?.message)
     );
-    this.addRow('id', 'long', true);
-    this.addRow();
+    table.columns.forEach(column => this.addRow(column));
+    if (error?.field) {
+      const input = error.field === 'table' ? this.name : this.partition;
+      document.getElementById(input.getAttribute('aria-describedby')!)!.textContent = error.message;
+      input.setAttribute('aria-invalid', 'true');
+    }
   }
 
-  private addRow(name = '', type = 'string', required = false): void {
+  private addRow(column: IColumn): void {
     const row = document.createElement('div');
     row.className = 'jp-AIStorLab-column';
-    const nameInput = fieldInput({ name: 'column', label: '', value: name, placeholder: 'column name' });
+    const nameInput = fieldInput({ name: 'column', label: '', value: column.name, placeholder: 'column name' });
     nameInput.setAttribute('aria-label', 'Column name');
-    const typeSelect = fieldInput({ name: 'type', label: '', value: type, options: COLUMN_TYPES });
+    const typeSelect = fieldInput({ name: 'type', label: '', value: column.type, options: COLUMN_TYPES });
     typeSelect.setAttribute('aria-label', 'Column type');
     const requiredLabel = document.createElement('label');
     const requiredBox = document.createElement('input');
     requiredBox.type = 'checkbox';
-    requiredBox.checked = required;
+    requiredBox.checked = column.required;
     requiredLabel.append(requiredBox, ' required');
     const remove = document.createElement('button');
     remove.type = 'button';
     remove.className = 'jp-mod-styled jp-mod-reject';
     remove.textContent = '×';
     remove.title = 'Remove this column';
-    remove.onclick = () => row.remove();
+    remove.setAttribute('aria-label', 'Remove this column');
+    remove.onclick = () => {
+      row.remove();
+      // The Dialog checks its inputs on `input` events: a removed row changes what is valid.
+      this.node.dispatchEvent(new Event('input', { bubbles: true }));
+    };
     row.append(nameInput, typeSelect, requiredLabel, remove);
     this.rows.append(row);
   }
@@ -175,14 +318,57 @@ class TableBody extends Widget implements Dialog.IBodyWidget<INewTable> {
     }));
     return { name: this.name.value.trim(), columns, partition: this.partition.value.trim() };
   }
+
+  protected check(): void {
+    const table = this.getValue();
+    showProblem(this.name, tableNameProblem(table.name));
+    const problem = columnsProblem(table.columns);
+    this.columnsMessage.textContent = problem ?? '';
+    // The Dialog disables OK while an element of it has jp-mod-error.
+    this.columnsMessage.classList.toggle('jp-mod-error', !!problem);
+  }
 }
 
-export async function askNewTable(namespace: string): Promise<INewTable | null> {
-  const result = await showDialog({
-    title: `New table in ${namespace}`,
-    body: new TableBody(),
-    buttons: [Dialog.cancelButton(), Dialog.okButton({ label: 'Create' })],
-    focusNodeSelector: 'input'
-  });
-  return result.button.accept ? result.value : null;
+/** Why a new table's values cannot work, before anything is sent. */
+export function newTableProblem(table: INewTable): IFormError | null {
+  const name = tableNameProblem(table.name);
+  if (name) {
+    return { message: name, field: 'table' };
+  }
+  const columns = columnsProblem(table.columns);
+  return columns ? { message: columns } : null;
+}
+
+/** The "New table" form, asked again with its values and the error until `submit` succeeds. */
+export async function askNewTable(
+  namespace: string,
+  submit: (table: INewTable) => Promise<string | null>
+): Promise<INewTable | null> {
+  let table: INewTable = {
+    name: '',
+    columns: [
+      { name: 'id', type: 'long', required: true },
+      { name: '', type: 'string', required: false }
+    ],
+    partition: ''
+  };
+  let error: IFormError | undefined;
+  for (;;) {
+    const result = await showDialog({
+      title: `New table in ${namespace}`,
+      body: new TableBody(table, error),
+      buttons: [Dialog.cancelButton(), Dialog.okButton({ label: 'Create' })],
+      focusNodeSelector: 'input'
+    });
+    if (!result.button.accept || !result.value) {
+      return null;
+    }
+    table = result.value;
+    const problem = newTableProblem(table);
+    const message = problem ? null : await submit(table);
+    if (!problem && message === null) {
+      return table;
+    }
+    error = problem ?? { message: message!, field: /partition/i.test(message!) ? 'partition' : undefined };
+  }
 }

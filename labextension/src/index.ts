@@ -3,6 +3,7 @@ import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyte
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 
+import { registerBucketCommands, registerBucketContextMenu } from './buckets/commands';
 import { CommandIDs } from './commandIds';
 import { registerCommands, registerContextMenu } from './commands';
 import { PanelController } from './controller';
@@ -23,8 +24,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const controller = new PanelController();
     // Commands first: the panel's toolbar reads their captions.
     registerCommands(app, controller, tracker, PANEL_ID);
+    registerBucketCommands(app, controller);
     const panel = new AIStorPanel(controller, app.commands);
     registerContextMenu(app);
+    registerBucketContextMenu(app);
     registerExplorer(app, controller, restorer, tracker);
     app.shell.add(panel, 'left', { rank: 600 });
     restorer?.add(panel, panel.id);

@@ -1,7 +1,7 @@
 /**
  * The tree the panel shows, without any DOM: warehouses -> namespaces (nested) -> tables and views,
- * and shares -> schemas -> tables. Children load lazily: `children === null` means "not asked yet".
- * The filter keeps the nodes whose label matches and the path to them.
+ * shares -> schemas -> tables, and buckets -> prefixes -> objects (buckets/listing.ts). Children
+ * load lazily: `children === null` means "not asked yet".
  */
 import { INamespaceChildren, IShareInfo, ISharedTable, IShareSummary } from './types';
 
@@ -13,7 +13,11 @@ export type NodeKind =
   | 'view'
   | 'share'
   | 'schema'
-  | 'shared-table';
+  | 'shared-table'
+  | 'bucket'
+  | 'prefix'
+  | 'object'
+  | 'more';
 
 export interface ITreeNode {
   id: string;
@@ -27,6 +31,13 @@ export interface ITreeNode {
   share?: string;
   schema?: string;
   shared?: ISharedTable;
+  /** Store coordinates: a bucket, and an object's key or a prefix (ending in `/`). */
+  bucket?: string;
+  key?: string;
+  /** A prefix that is a table's root (its `_delta_log/`, its Iceberg `metadata/`). */
+  tableFormat?: 'delta' | 'iceberg';
+  /** A "Load more…" row: where the listing of its parent goes on. */
+  nextToken?: string;
   /** A short word shown after the label: Iceberg, Delta, view... */
   badge?: string;
   /** The longer text of the tooltip: where a shared table comes from, a description. */
@@ -36,8 +47,9 @@ export interface ITreeNode {
 
 export const WAREHOUSES_ID = 'group:warehouses';
 export const SHARES_ID = 'group:shares';
+export const BUCKETS_ID = 'group:buckets';
 
-const LEAF_KINDS: NodeKind[] = ['table', 'view', 'shared-table'];
+const LEAF_KINDS: NodeKind[] = ['table', 'view', 'shared-table', 'object', 'more'];
 
 export function isExpandable(node: ITreeNode): boolean {
   return !LEAF_KINDS.includes(node.kind);
@@ -135,6 +147,12 @@ export function parentId(node: ITreeNode): string {
       return WAREHOUSES_ID;
     case 'share':
       return SHARES_ID;
+    case 'bucket':
+      return BUCKETS_ID;
+    case 'prefix':
+    case 'object':
+    case 'more':
+      return storeParentId(node.bucket!, node.key ?? '');
     case 'schema':
     case 'shared-table':
       return `share:${node.share}`;
@@ -144,6 +162,12 @@ export function parentId(node: ITreeNode): string {
       return parent.length ? `namespace:${node.warehouse}/${parent.join('.')}` : `warehouse:${node.warehouse}`;
     }
   }
+}
+
+/** The bucket or prefix node listing `key` (an object's key, or a prefix ending in `/`). */
+export function storeParentId(bucket: string, key: string): string {
+  const cut = key.replace(/\/$/, '').lastIndexOf('/');
+  return cut < 0 ? `bucket:${bucket}` : `prefix:${bucket}/${key.slice(0, cut + 1)}`;
 }
 
 export interface IRow {
@@ -156,9 +180,10 @@ export interface IRow {
 export class TreeModel {
   readonly roots: ITreeNode[] = [
     { id: WAREHOUSES_ID, kind: 'group', label: 'Warehouses', children: null },
-    { id: SHARES_ID, kind: 'group', label: 'Shares', children: null }
+    { id: SHARES_ID, kind: 'group', label: 'Shares', children: null },
+    { id: BUCKETS_ID, kind: 'group', label: 'Buckets', children: null }
   ];
-  readonly expanded = new Set<string>([WAREHOUSES_ID, SHARES_ID]);
+  readonly expanded = new Set<string>([WAREHOUSES_ID, SHARES_ID, BUCKETS_ID]);
   readonly loading = new Set<string>();
   readonly errors = new Map<string, string>();
 
@@ -211,31 +236,19 @@ export class TreeModel {
     return ids;
   }
 
-  /** The rows to draw, top to bottom. With a filter, only matches and their ancestors show. */
-  rows(filter = ''): IRow[] {
-    const needle = filter.trim().toLowerCase();
+  /** The rows to draw, top to bottom: the roots and the children of expanded nodes. */
+  rows(): IRow[] {
     const rows: IRow[] = [];
-    const matches = (node: ITreeNode): boolean =>
-      node.label.toLowerCase().includes(needle) ||
-      (node.children ?? []).some(child => matches(child));
-    const visit = (nodes: ITreeNode[], depth: number, parentMatched: boolean) => {
+    const visit = (nodes: ITreeNode[], depth: number) => {
       for (const node of nodes) {
-        const selfMatched = !needle || node.label.toLowerCase().includes(needle);
-        const shown = parentMatched || node.kind === 'group' || matches(node);
-        if (!shown) {
-          continue;
-        }
-        // A filter opens the path to every match; a matching node shows its subtree as it is.
-        const opensForFilter =
-          !!needle && !selfMatched && (node.children ?? []).some(matches);
-        const expanded = this.expanded.has(node.id) || opensForFilter;
+        const expanded = this.expanded.has(node.id);
         rows.push({ node, depth, expanded });
         if (expanded && node.children) {
-          visit(node.children, depth + 1, parentMatched || (!!needle && selfMatched));
+          visit(node.children, depth + 1);
         }
       }
     };
-    visit(this.roots, 0, !needle);
+    visit(this.roots, 0);
     return rows;
   }
 }

@@ -79,6 +79,8 @@ export interface IShareInfo extends Omit<IShareSummary, 'schemas' | 'tables'> {
   schemas: { name: string; tables: ISharedTable[] }[];
 }
 
+export type TokenState = 'valid' | 'expiring' | 'expired';
+
 export interface IToken {
   id: string;
   share: string;
@@ -86,6 +88,8 @@ export interface IToken {
   kind?: string;
   created: string;
   expirationTime: string | null;
+  /** "expiring": within 3 days. */
+  state?: TokenState;
 }
 
 export interface ICreatedToken extends IToken {

@@ -1,4 +1,5 @@
 import {
+  BUCKETS_ID,
   namespaceContentNodes,
   parentId,
   shareContentNodes,
@@ -45,7 +46,7 @@ function loadedModel(): TreeModel {
   return model;
 }
 
-const labels = (model: TreeModel, filter = '') => model.rows(filter).map(r => `${'  '.repeat(r.depth)}${r.node.label}`);
+const labels = (model: TreeModel) => model.rows().map(r => `${'  '.repeat(r.depth)}${r.node.label}`);
 
 describe('tree nodes', () => {
   it('sorts warehouses and keeps their children unloaded', () => {
@@ -91,7 +92,7 @@ describe('tree nodes', () => {
 describe('TreeModel', () => {
   it('shows only expanded nodes', () => {
     const model = loadedModel();
-    expect(labels(model)).toEqual(['Warehouses', '  analytics', '  lake', 'Shares', '  sales-share']);
+    expect(labels(model)).toEqual(['Warehouses', '  analytics', '  lake', 'Shares', '  sales-share', 'Buckets']);
     model.expanded.add('warehouse:analytics');
     model.expanded.add('namespace:analytics/sales');
     expect(labels(model)).toEqual([
@@ -104,14 +105,9 @@ describe('TreeModel', () => {
       '      recent',
       '  lake',
       'Shares',
-      '  sales-share'
+      '  sales-share',
+      'Buckets'
     ]);
-  });
-
-  it('filters to matches and opens the path to them', () => {
-    const model = loadedModel();
-    expect(labels(model, 'ORD')).toEqual(['Warehouses', '  analytics', '    sales', '      orders', 'Shares']);
-    expect(labels(model, 'nothing-like-this')).toEqual(['Warehouses', 'Shares']);
   });
 
   it('keeps loaded grandchildren across a reload and forgets removed nodes', () => {
@@ -129,7 +125,8 @@ describe('TreeModel', () => {
       WAREHOUSES_ID,
       'warehouse:analytics',
       'namespace:analytics/sales',
-      SHARES_ID
+      SHARES_ID,
+      BUCKETS_ID
     ]);
   });
 

@@ -3,11 +3,16 @@ import { Button, HTMLSelect } from '@jupyterlab/ui-components';
 import { CommandRegistry } from '@lumino/commands';
 import React, { useState } from 'react';
 
+import { STORE_ACTIONS } from '../buckets/commands';
+import { carriesFiles, takesUploads, uploadInto } from '../buckets/drop';
+import { s3Path } from '../buckets/listing';
+import { ObjectDetails } from '../buckets/ObjectDetails';
 import { CommandIDs } from '../commandIds';
 import { Details, PanelController } from '../controller';
 import { sourceOfNode } from '../explorer/nodeSource';
 import { cellText, newestFirst, shortTime, snapshotTime, summaryDetail, summaryText, typeText } from '../format';
 import { SNIPPET_LABELS, SnippetKind, snippetKinds } from '../snippets';
+import { TOKEN_STATE_LABELS, tokenState } from '../tokenState';
 import { ITreeNode, sharedTableSource } from '../treeModel';
 import { IShareInfo, ITableDetails, IToken } from '../types';
 
@@ -19,7 +24,8 @@ const ACTIONS: Partial<Record<ITreeNode['kind'], string[]>> = {
   table: [CommandIDs.shareTable, CommandIDs.deleteTable],
   view: [],
   share: [CommandIDs.createToken, CommandIDs.removeShare],
-  'shared-table': [CommandIDs.removeSharedTable]
+  'shared-table': [CommandIDs.removeSharedTable],
+  ...STORE_ACTIONS
 };
 
 function Actions({ node, commands }: { node: ITreeNode; commands: CommandRegistry }): JSX.Element | null {
@@ -202,6 +208,9 @@ function ShareDetails(props: { share: IShareInfo; tokens: IToken[]; commands: Co
               <li key={token.id}>
                 <div className="jp-AIStorLab-listRow">
                   <span>
+                    <span className={`jp-AIStorLab-badge jp-AIStorLab-tokenState jp-mod-${tokenState(token)}`}>
+                      {TOKEN_STATE_LABELS[tokenState(token)]}
+                    </span>
                     <strong>{token.description || '(no description)'}</strong>
                     {token.expirationTime ? ` · expires ${shortTime(token.expirationTime)}` : ' · never expires'}
                   </span>
@@ -229,11 +238,14 @@ function ShareDetails(props: { share: IShareInfo; tokens: IToken[]; commands: Co
 }
 
 function Body({ details, commands }: { details: Details; commands: CommandRegistry }): JSX.Element {
-  return details.kind === 'table' ? (
-    <TableDetails table={details.table} />
-  ) : (
-    <ShareDetails share={details.share} tokens={details.tokens} commands={commands} />
-  );
+  switch (details.kind) {
+    case 'table':
+      return <TableDetails table={details.table} />;
+    case 'object':
+      return <ObjectDetails object={details.object} />;
+    default:
+      return <ShareDetails share={details.share} tokens={details.tokens} commands={commands} />;
+  }
 }
 
 export function DetailsView({ controller, commands }: Props): JSX.Element | null {
@@ -244,9 +256,24 @@ export function DetailsView({ controller, commands }: Props): JSX.Element | null
   const path =
     node.kind === 'shared-table' || node.kind === 'schema' || node.kind === 'share'
       ? [node.share, node.schema, node.kind === 'shared-table' ? node.label : undefined]
-      : [node.warehouse, node.namespace, node.table];
+      : takesUploads(node)
+        ? [s3Path(node)]
+        : [node.warehouse, node.namespace, node.table];
+  // Files dropped on the details of a bucket, folder or object are uploaded there.
+  const dropping = (event: React.DragEvent) => takesUploads(node) && carriesFiles(event);
   return (
-    <div className="jp-AIStorLab-details" aria-label="Details">
+    <div
+      className="jp-AIStorLab-details"
+      role="region"
+      aria-label="Details"
+      onDragOver={event => dropping(event) && event.preventDefault()}
+      onDrop={event => {
+        if (dropping(event)) {
+          event.preventDefault();
+          void uploadInto(controller, node, [...event.dataTransfer.files]);
+        }
+      }}
+    >
       <h2 className="jp-AIStorLab-title">
         {path.filter(Boolean).join(' / ')}
         {node.badge && <span className="jp-AIStorLab-badge">{node.badge}</span>}

@@ -1,9 +1,12 @@
-/** The panel's content: service status, filter, message, progress, the tree and the details. */
-import { closeIcon, FilterBox } from '@jupyterlab/ui-components';
+/** The panel's content: service status, search, message, progress, uploads, the tree (or the
+ * search's results) and the details. */
+import { closeIcon, InputGroup, searchIcon } from '@jupyterlab/ui-components';
 import { CommandRegistry } from '@lumino/commands';
 import React from 'react';
 
+import { UploadsView } from '../buckets/UploadsView';
 import { PanelController } from '../controller';
+import { SearchResults } from '../search/SearchResults';
 import { DetailsView } from './DetailsView';
 import { TreeView } from './TreeView';
 
@@ -43,14 +46,23 @@ export function PanelView(props: { controller: PanelController; commands: Comman
         </div>
       )}
       <div className="jp-AIStorLab-filter">
-        <FilterBox
-          placeholder="Filter by name"
-          updateFilter={(_fn, query) => controller.setFilter(query ?? '')}
-          useFuzzyFilter={false}
+        <InputGroup
+          type="search"
+          aria-label="Search warehouses, tables, shares and buckets"
+          placeholder="Search by name"
+          value={controller.search.query}
+          onChange={event => controller.search.setQuery(event.currentTarget.value)}
+          onKeyDown={event => event.key === 'Escape' && controller.search.setQuery('')}
+          rightIcon={searchIcon}
         />
       </div>
+      <UploadsView controller={controller} />
       <div className="jp-AIStorLab-treeArea">
-        <TreeView controller={controller} />
+        {controller.search.active ? (
+          <SearchResults controller={controller} />
+        ) : (
+          <TreeView controller={controller} commands={commands} />
+        )}
       </div>
       <DetailsView controller={controller} commands={commands} />
     </div>

@@ -81,11 +81,12 @@ test('the panel browses and acts on what the service holds', async ({ page }, te
     await expect(row(page, `table:${WAREHOUSE}/sales/orders`)).toBeVisible();
   });
 
-  await test.step('the filter keeps matches and the path to them', async () => {
-    await panel(page).locator('.jp-AIStorLab-filter input').fill('ord');
-    await expect(row(page, `table:${WAREHOUSE}/sales/orders`)).toBeVisible();
-    await expect(row(page, 'warehouse:analytics')).toHaveCount(0);
-    await panel(page).locator('.jp-AIStorLab-filter input').fill('');
+  await test.step('the search finds a table and shows it in the tree', async () => {
+    await panel(page).locator('.jp-AIStorLab-filter input').fill('orders');
+    const result = panel(page).locator('.jp-AIStorLab-result[data-kind="table"]', { hasText: 'orders' });
+    await expect(result).toContainText(`${WAREHOUSE} / sales`);
+    await result.click();
+    await expect(row(page, `table:${WAREHOUSE}/sales/orders`)).toHaveAttribute('aria-selected', 'true');
     await expect(row(page, 'warehouse:analytics')).toBeVisible();
   });
 

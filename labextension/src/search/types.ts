@@ -1,0 +1,32 @@
+/** The answer of the panel API's `search?q=`: a bounded server-side walk of everything. */
+
+export type SearchKind =
+  | 'warehouse'
+  | 'namespace'
+  | 'table'
+  | 'view'
+  | 'share'
+  | 'shared-table'
+  | 'bucket';
+
+export interface ISearchResult {
+  kind: SearchKind;
+  label: string;
+  warehouse?: string;
+  /** Dotted (`sales.eu`). */
+  namespace?: string;
+  /** The table's or view's name. */
+  table?: string;
+  share?: string;
+  schema?: string;
+  bucket?: string;
+  /** A prefix in the bucket (a Delta or Iceberg table's folder, say). */
+  path?: string;
+}
+
+export interface ISearchAnswer {
+  query: string;
+  results: ISearchResult[];
+  /** False when the walk stopped early: more may match. */
+  complete: boolean;
+}
