@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 import threading
 import time
 import uuid
@@ -13,6 +14,7 @@ import pytest
 import requests
 from pyiceberg.catalog import load_catalog
 from pyiceberg.exceptions import (
+    BadRequestError,
     CommitFailedException,
     ForbiddenError,
     NamespaceNotEmptyError,
@@ -20,8 +22,26 @@ from pyiceberg.exceptions import (
 )
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
-from pyiceberg.transforms import DayTransform, IdentityTransform
-from pyiceberg.types import IntegerType, LongType, NestedField, StringType, TimestampType
+from pyiceberg.transforms import (
+    BucketTransform,
+    DayTransform,
+    HourTransform,
+    IdentityTransform,
+    MonthTransform,
+    TruncateTransform,
+)
+from pyiceberg.types import (
+    BooleanType,
+    DateType,
+    IntegerType,
+    LongType,
+    NestedField,
+    StringType,
+    TimestampType,
+)
+
+from aistor_lab.workbench.client import ServiceError
+from aistor_lab.workbench.commands.registry import execute, notebook_front
 
 from .conftest import (
     ROOT_PASSWORD,
@@ -137,6 +157,63 @@ def test_partitioned_table_and_partition_evolution(catalog, namespace):
     eu = loaded.scan(row_filter="region == 'eu'").to_arrow()
     assert eu.num_rows == 4
     assert set(pc.unique(eu.column("region")).to_pylist()) == {"eu"}
+
+
+@pytest.mark.parametrize(("transform", "column", "type_name"), [
+    (DayTransform(), "id", "long"), (BucketTransform(8), "flag", "boolean"), (TruncateTransform(4), "day", "date"),
+    (HourTransform(), "day", "date"), (MonthTransform(), "name", "string")])
+def test_a_transform_that_does_not_fit_its_column_is_refused_at_create(catalog, namespace, transform, column,
+                                                                       type_name):
+    schema = Schema(NestedField(1, "id", LongType(), required=True), NestedField(2, "flag", BooleanType()),
+                    NestedField(3, "day", DateType()), NestedField(4, "name", StringType()))
+    source = schema.find_field(column).field_id
+    spec = PartitionSpec(PartitionField(source_id=source, field_id=1000, transform=transform, name="p"))
+    with pytest.raises(BadRequestError, match=rf"Invalid source type {type_name} for transform: "
+                                              rf"{re.escape(str(transform))} \(partition field 'p' on column "
+                                              rf"'{column}'\)"):
+        catalog.create_table(f"{namespace}.refused", schema=schema, partition_spec=spec)
+    assert not catalog.table_exists(f"{namespace}.refused")
+
+
+def test_a_transform_that_does_not_fit_its_column_is_refused_at_update_spec(server, catalog, namespace):
+    """The REST error of the reference implementation (PyIceberg checks its own updates before sending, so
+    the request is sent as another client would)."""
+    table = catalog.create_table(f"{namespace}.events", schema=Schema(
+        NestedField(1, "id", LongType(), required=True), NestedField(2, "ts", TimestampType())))
+    path = f"/v1/{WAREHOUSE}/namespaces/{namespace}/tables/events"
+
+    def add_spec(source_id: int, transform: str) -> tuple[int, dict]:
+        return catalog_call(server, "POST", path, {"requirements": [], "updates": [
+            {"action": "add-spec", "spec": {"fields": [
+                {"source-id": source_id, "field-id": 1000, "name": "p", "transform": transform}]}},
+            {"action": "set-default-spec", "spec-id": -1}]})
+
+    status, error = add_spec(1, "day")
+    assert status == 400 and error["error"] == {
+        "type": "ValidationException", "code": 400,
+        "message": "Invalid source type long for transform: day (partition field 'p' on column 'id'): day applies "
+                   "to date, timestamp, timestamp_ns, timestamptz, timestamptz_ns columns"}
+    assert catalog.load_table(f"{namespace}.events").metadata_location == table.metadata_location
+    status, _ = add_spec(2, "day")  # what fits passes
+    assert status == 200 and catalog.load_table(f"{namespace}.events").spec().fields[0].transform == DayTransform()
+
+
+def test_a_transform_that_does_not_fit_is_refused_through_the_table_create_command(server, catalog, namespace,
+                                                                                  monkeypatch):
+    """``%aistor table create ... --partition`` (and the CLI, and the panel) send the spec as typed: the
+    service's refusal is the command's one-line error."""
+    for name, setting in {"AISTOR_ENDPOINT": server.endpoint, "AISTOR_ACCESS_KEY": ROOT_USER,
+                          "AISTOR_SECRET_KEY": ROOT_PASSWORD}.items():
+        monkeypatch.setenv(name, setting)  # as in a JupyterLab kernel
+    argv = ["table", "create", WAREHOUSE, namespace, "orders", "--schema", "id long not null, placed date",
+            "--partition", "hour(placed)"]
+    with pytest.raises(ServiceError, match=r"Invalid source type date for transform: hour \(partition field "
+                                           r"'placed_hour' on column 'placed'\): hour applies to timestamp") as err:
+        execute(argv, notebook_front())
+    assert err.value.status == 400 and err.value.code == "ValidationException"
+    assert not catalog.table_exists(f"{namespace}.orders")
+    execute([*argv[:-1], "day(placed)"], notebook_front())
+    assert catalog.load_table(f"{namespace}.orders").spec().fields[0].name == "placed_day"
 
 
 def test_multi_level_namespaces(catalog):

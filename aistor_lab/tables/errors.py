@@ -22,6 +22,13 @@ class BadRequestException(IcebergError):
     code = 400
 
 
+class ValidationException(BadRequestException):
+    """Well-formed input that breaks a rule of the table format (Java's ValidationException, which the
+    reference REST server answers with 400 and this type)."""
+
+    type = "ValidationException"
+
+
 class NoSuchWarehouseException(IcebergError):
     type = "NoSuchWarehouseException"
     code = 404

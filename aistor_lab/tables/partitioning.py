@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from . import schemas
-from .errors import BadRequestException
+from .errors import BadRequestException, ValidationException
+from .transform_types import unfit_reason
 
 # Partition field ids start after this (Java's PartitionSpec.PARTITION_DATA_ID_START - 1).
 UNPARTITIONED_LAST_ID = 999
@@ -35,11 +36,25 @@ def source_ids(field: dict) -> list[int]:
 
 
 def _check_sources(field: dict, schema: dict | None, what: str) -> None:
-    if schema is None or transform_name(field.get("transform")) == "void":
+    transform = transform_name(field.get("transform"))
+    if schema is None or transform == "void":
         return  # void fields may point at dropped columns (v1 specs keep them)
-    for source_id in source_ids(field):
-        if schemas.primitive_type_of(schema, source_id) is None:
+    ids = source_ids(field)
+    for source_id in ids:
+        type_name = schemas.primitive_type_of(schema, source_id)
+        if type_name is None:
             raise BadRequestException(f"Cannot find primitive source column {source_id} for {what} {field!r}")
+        reason = unfit_reason(transform, type_name) if len(ids) == 1 else None
+        if reason:
+            named = f" {field['name']!r}" if field.get("name") else ""
+            raise ValidationException(
+                f"Invalid source type {type_name} for transform: {transform} ({what}{named} on column "
+                f"{_column_name(schema, source_id)!r}): {reason}")
+
+
+def _column_name(schema: dict, field_id: int) -> str:
+    return next((field["name"] for found, field, _ in schemas.walk(schema) if found == field_id and field),
+                str(field_id))
 
 
 def normalize_spec_fields(fields: object, schema: dict | None) -> list[dict]:
