@@ -86,10 +86,14 @@ def warehouse(server):
 def test_line_magic_catalog_commands(cell, warehouse, server):
     created = value(cell(f"%aistor namespace create {warehouse} sales"))
     assert created.text() == f"Namespace 'sales' created in warehouse '{warehouse}'."
+    # DDL shows one line of confirmation, as text and as HTML
+    assert created._repr_html_() == f"<p>Namespace &#x27;sales&#x27; created in warehouse &#x27;{warehouse}&#x27;.</p>"
     # the seed's schema JSON passes unchanged: no {} expansion
     value(cell(f"%aistor table create {warehouse} sales mytable --schema '{SEED_SCHEMA}'"))
     tables = value(cell(f"%aistor table list {warehouse} sales"))
-    assert "<table" in tables._repr_html_() and "<td>mytable</td>" in tables._repr_html_()
+    assert tables._repr_html_() == ('<table class="aistor-result"><thead><tr><th style="text-align: left">table</th>'
+                                    '</tr></thead><tbody><tr><td style="text-align: left">mytable</td></tr></tbody>'
+                                    '</table>')  # left-aligned: JupyterLab's notebook CSS right-aligns cells
     assert value(cell(f"%aistor table list {warehouse} sales --json")) == ["mytable"]
     assert warehouse in value(cell("%aistor warehouse ls --json"))
     # mc's spelling works too
@@ -97,7 +101,7 @@ def test_line_magic_catalog_commands(cell, warehouse, server):
 
     info = value(cell(f"%aistor table info {warehouse} sales mytable"))
     html = info._repr_html_()
-    assert "<h4>Schema</h4>" in html and "<td>long</td>" in html and "<td>True</td>" in html
+    assert "<h4>Schema</h4>" in html and ">long</td>" in html and ">True</td>" in html
     assert value(cell(f"%aistor table snapshots {warehouse} sales mytable --json")) == []
     assert value(cell(f"%aistor table preview {warehouse} sales mytable --json")) == []
     value(cell(f"%aistor table delete {warehouse} sales mytable"))
@@ -142,7 +146,7 @@ table list {warehouse} ops
     assert result.error_in_exec is None, captured.stdout
     texts = [output.data["text/plain"] for output in captured.outputs]
     assert texts[0] == f"Namespace 'ops' created in warehouse '{warehouse}'."
-    assert "<td>events</td>" in captured.outputs[2].data["text/html"]
+    assert ">events</td>" in captured.outputs[2].data["text/html"]
 
 
 def test_users_policies_and_status(cell, server):
@@ -168,7 +172,7 @@ def test_shares_and_token_profile(cell, server, s3, bucket, tmp_path):
                          '--description "for HR"'))
     assert "created with 1 table" in created.text()
     info = value(cell(f"%aistor share info {share}"))
-    assert "└─ HR (1 table)" in info.text() and "<td>employees</td>" in info._repr_html_()
+    assert "└─ HR (1 table)" in info.text() and ">employees</td>" in info._repr_html_()
     token = value(cell(f"%aistor share token create {share} --expires 30d --json"))
     (tmp_path / "profile.share").write_text(json.dumps(token["profile"]))
     assert len(delta_sharing.load_as_pandas(f"{tmp_path / 'profile.share'}#{share}.HR.employees")) == 2
@@ -191,7 +195,7 @@ def test_object_commands_without_the_alias(cell, s3, tmp_path):
     assert s3.get_object(Bucket=bucket, Key="docs/notes.txt")["Body"].read() == b"from a notebook"
     listed = value(cell(f"%aistor ls {bucket}/docs/ --json"))
     assert [(e["key"], e["size"], e["type"]) for e in listed] == [("notes.txt", 15, "file")]
-    assert "<td>notes.txt</td>" in value(cell(f"%aistor ls {bucket}/docs/"))._repr_html_()
+    assert ">notes.txt</td>" in value(cell(f"%aistor ls {bucket}/docs/"))._repr_html_()
     assert value(cell(f"%aistor cat {bucket}/docs/notes.txt")).text() == "from a notebook"
     result, captured = cell(f'%%aistor ilm import {bucket}\n'
                             '{"Rules": [{"ID": "tmp", "Status": "Enabled", "Filter": {"Prefix": "tmp/"}, '

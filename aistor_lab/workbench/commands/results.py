@@ -35,6 +35,19 @@ class Result:
         return self.text()
 
 
+# JupyterLab's notebook CSS right-aligns table cells; text reads better left-aligned, as in a terminal.
+# Inline, so that it holds in every front end and in exported HTML.
+_LEFT = ' style="text-align: left"'
+
+
+def _th(text: str) -> str:
+    return f"<th{_LEFT}>{html.escape(text)}</th>"
+
+
+def _td(text: str) -> str:
+    return f"<td{_LEFT}>{html.escape(text)}</td>"
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return ""
@@ -87,10 +100,8 @@ class Rows(Result):
     def html(self) -> str:
         if not self.rows:
             return f"<p><em>{html.escape(self.empty)}</em></p>"
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>" for row in self.rows
-        )
+        head = "".join(_th(c) for c in self.columns)
+        body = "".join("<tr>" + "".join(_td(v) for v in row) + "</tr>" for row in self.rows)
         return f'<table class="aistor-result"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
@@ -109,10 +120,7 @@ class Fields(Result):
         return self._data if self._data is not None else dict(self.pairs)
 
     def html(self) -> str:
-        body = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(label)}</th><td>{html.escape(value)}</td></tr>"
-            for label, value in self.pairs
-        )
+        body = "".join(f"<tr>{_th(label)}{_td(value)}</tr>" for label, value in self.pairs)
         return f'<table class="aistor-result">{body}</table>'
 
 
