@@ -60,10 +60,14 @@ def test_columns_take_the_tutorial_names():
     assert str(orders.schema.field("orderstatus").type) == "string"
 
 
-def test_load_writes_delta_and_iceberg_and_can_run_again(server):
+def test_load_writes_delta_and_iceberg_and_can_run_again(server, capsys):
     config = ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD)
-    first = load(config, tables=("orders", "nation"))
+    first = load(config, tables=("orders", "nation"), progress=True)
+    shown = capsys.readouterr()
+    assert "orders → Delta" in shown.err and "/30.1k [" in shown.err and " rows/s]" in shown.err  # both copies
+    assert shown.out == ""
     second = load(config, tables=("orders", "nation"))
+    assert capsys.readouterr().err == ""  # not interactive: no bar
     assert first.rows == second.rows == {"orders": 15000, "nation": 25}
 
     delta = DeltaTable("s3://testdelta/tpch/orders", storage_options=delta_storage_options(config))

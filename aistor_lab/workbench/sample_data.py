@@ -3,7 +3,8 @@
 ``load()`` (or ``aistor-lab sample-data load``) writes the eight TPC-H tables of ``sample-data/tpch``
 twice: as Delta tables at ``s3://testdelta/tpch/<table>`` (written with deltalake) and as Iceberg tables
 ``testice.tpch.<table>`` (written with PyIceberg through the catalog). Columns lose their TPC-H prefix
-(``c_custkey`` -> ``custkey``), as in the tutorial's queries. Loading again replaces the data.
+(``c_custkey`` -> ``custkey``), as in the tutorial's queries. Loading again replaces the data. A progress
+bar follows the rows written (in a notebook or a terminal).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .client import AIStorClient, AIStorError
+from .progress import progress_bar
 from .service_config import ServiceConfig, boto3_options, catalog_properties, delta_storage_options
 
 TPCH_TABLES = ("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
@@ -34,7 +36,7 @@ def default_data_dir() -> Path:
 def read_tpch_table(name: str, data_dir: Path | None = None) -> pa.Table:
     """One table of ``sample-data/tpch`` with the tutorial's column names and plain string columns
     (tpchgen writes string_view, which Delta and Iceberg writers do not take)."""
-    table = pq.read_table((data_dir or default_data_dir()) / "tpch" / f"{name}.parquet")
+    table = pq.read_table(_tpch_file(data_dir or default_data_dir(), name))
     fields = [
         pa.field(column.name.split("_", 1)[1], pa.string() if column.type == pa.string_view() else column.type,
                  nullable=column.nullable)
@@ -43,10 +45,14 @@ def read_tpch_table(name: str, data_dir: Path | None = None) -> pa.Table:
     return table.rename_columns([f.name for f in fields]).cast(pa.schema(fields))
 
 
+def _tpch_file(data_dir: Path, name: str) -> Path:
+    return data_dir / "tpch" / f"{name}.parquet"
+
+
 def _check_data(data_dir: Path, tables: tuple[str, ...]) -> None:
     """Fail before touching the service when the data is not there (e.g. a wheel install, which does not
     carry ``sample-data/``)."""
-    missing = [name for name in tables if not (data_dir / "tpch" / f"{name}.parquet").is_file()]
+    missing = [name for name in tables if not _tpch_file(data_dir, name).is_file()]
     if missing:
         raise AIStorError(f"no TPC-H data for {', '.join(missing)} in {data_dir / 'tpch'}: point "
                           "AISTOR_SAMPLE_DATA (or --dir) at a sample-data folder, or make one with "
@@ -86,9 +92,11 @@ def load(
     tables: tuple[str, ...] = TPCH_TABLES,
     delta_bucket: str = DELTA_BUCKET,
     warehouse: str = ICEBERG_WAREHOUSE,
+    progress: bool | None = None,
 ) -> LoadReport:
     """Load ``tables`` as Delta and Iceberg into the service ``config`` names (default: the
-    environment's, which JupyterLab kernels have)."""
+    environment's, which JupyterLab kernels have); ``progress``: show a bar of the rows written (None:
+    in a notebook or a terminal)."""
     from deltalake import write_deltalake
     from pyiceberg.catalog import load_catalog
 
@@ -106,20 +114,26 @@ def load(
     _ensure_bucket(config, delta_bucket)
     catalog = load_catalog("aistor", **catalog_properties(config, warehouse))
     report = LoadReport()
-    for name in tables:
-        data = read_tpch_table(name, data_dir)
-        location = f"s3://{delta_bucket}/{TPCH_PREFIX}/{name}"
-        # Change data feed on, so the shared tables answer CDF queries from their first update.
-        write_deltalake(location, data, mode="overwrite", schema_mode="overwrite",
-                        configuration={"delta.enableChangeDataFeed": "true"},
-                        storage_options=delta_storage_options(config))
-        identifier = (TPCH_PREFIX, name)
-        if catalog.table_exists(identifier):
-            catalog.purge_table(identifier)
-        catalog.create_table(identifier, schema=data.schema).append(data)
-        report.delta[name] = location
-        report.iceberg[name] = f"{warehouse}.{TPCH_PREFIX}.{name}"
-        report.rows[name] = data.num_rows
+    total = 2 * sum(pq.read_metadata(_tpch_file(data_dir, name)).num_rows for name in tables)  # Delta + Iceberg
+    with progress_bar(progress, total=total, unit=" rows", unit_scale=True, desc="TPC-H") as bar:
+        for name in tables:
+            data = read_tpch_table(name, data_dir)
+            location = f"s3://{delta_bucket}/{TPCH_PREFIX}/{name}"
+            bar.set_description_str(f"{name} → Delta")
+            # Change data feed on, so the shared tables answer CDF queries from their first update.
+            write_deltalake(location, data, mode="overwrite", schema_mode="overwrite",
+                            configuration={"delta.enableChangeDataFeed": "true"},
+                            storage_options=delta_storage_options(config))
+            bar.update(data.num_rows)
+            bar.set_description_str(f"{name} → Iceberg")
+            identifier = (TPCH_PREFIX, name)
+            if catalog.table_exists(identifier):
+                catalog.purge_table(identifier)
+            catalog.create_table(identifier, schema=data.schema).append(data)
+            bar.update(data.num_rows)
+            report.delta[name] = location
+            report.iceberg[name] = f"{warehouse}.{TPCH_PREFIX}.{name}"
+            report.rows[name] = data.num_rows
     return report
 
 
