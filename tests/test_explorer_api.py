@@ -156,6 +156,16 @@ def test_cells_render_exactly_and_readably(extension, jp_fetch, run):
     types = {column["name"]: column["type"] for column in page["columns"]}
     assert types["price"] == "decimal(38, 2)" and types["at"] == "timestamptz"
 
+    # The profile decodes the manifests' bounds as the grid renders cells, and bins times as times.
+    profile = {c["name"]: c for c in get(run, jp_fetch, table_path(namespace, "kinds", "profile"))["columns"]}
+    assert (profile["big"]["min"], profile["big"]["max"], profile["big"]["source"]) == (-5, str(2**60 + 1), "manifest")
+    assert (profile["price"]["min"], profile["price"]["nullCount"]) == ("123456789012345678901234567890.12", 1)
+    assert (profile["at"]["max"], profile["day"]["min"]) == ("2024-05-01T12:30:15.250000+00:00", "2024-05-01")
+    assert profile["at"]["histogram"] == {"kind": "numeric", "edges": ["2024-05-01T12:30:15.250000+00:00"] * 2,
+                                          "counts": [1]}
+    assert profile["tags"]["distinct"] is None and profile["tags"]["histogram"] is None
+    assert (profile["blob"]["distinct"], profile["blob"]["source"]) == (2, "sample")
+
 
 def test_table_details_add_overview_schema_history_and_refs(extension, jp_fetch, run):
     namespace = new_namespace()

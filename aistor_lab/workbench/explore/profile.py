@@ -70,23 +70,44 @@ def _is_numeric(arrow_type: pa.DataType) -> bool:
     return pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type) or pa.types.is_decimal(arrow_type)
 
 
-def _numeric_histogram(column: pa.ChunkedArray) -> dict | None:
-    values = pc.cast(column, pa.float64()).drop_null()
+def _is_temporal(arrow_type: pa.DataType) -> bool:
+    return pa.types.is_timestamp(arrow_type) or pa.types.is_date(arrow_type) or pa.types.is_time(arrow_type)
+
+
+def _histogram(values: pa.ChunkedArray, integral: bool) -> tuple[list[float], list[int]] | None:
+    """Equal-width bins (at most HISTOGRAM_BINS; for integral values, at least 1 wide) over the non-null,
+    non-NaN values: (edges, counts)."""
+    values = values.drop_null()
     values = values.filter(pc.invert(pc.is_nan(values)))
     if len(values) == 0:
         return None
     bounds = pc.min_max(values)
     low, high = bounds["min"].as_py(), bounds["max"].as_py()
     if low == high:
-        return {"kind": "numeric", "edges": [low, high], "counts": [len(values)]}
-    bins = min(HISTOGRAM_BINS, pc.count_distinct(values).as_py())
+        return [low, high], [len(values)]
+    bins = min(HISTOGRAM_BINS, pc.count_distinct(values).as_py(), int(high - low) if integral else HISTOGRAM_BINS)
     width = (high - low) / bins
     index = pc.cast(pc.floor(pc.divide(pc.subtract(values, low), width)), pa.int64())
     index = pc.min_element_wise(index, bins - 1)  # the maximum belongs to the last bin
     counts = [0] * bins
     for entry in pc.value_counts(index).to_pylist():
         counts[entry["values"]] = entry["counts"]
-    return {"kind": "numeric", "edges": [low + width * i for i in range(bins)] + [high], "counts": counts}
+    return [low + width * i for i in range(bins)] + [high], counts
+
+
+def _numeric_histogram(column: pa.ChunkedArray) -> dict | None:
+    """Numbers binned as numbers; dates and times binned on their epoch units, edges shown as times."""
+    # safe=False: beyond 2**53 a bin's edge may be rounded, which a histogram can afford
+    if not _is_temporal(column.type):
+        binned = _histogram(pc.cast(column, pa.float64(), safe=False), pa.types.is_integer(column.type))
+        return None if binned is None else {"kind": "numeric", "edges": binned[0], "counts": binned[1]}
+    units = pa.int32() if column.type.bit_width == 32 else pa.int64()
+    binned = _histogram(pc.cast(pc.cast(column, units), pa.float64(), safe=False), integral=True)
+    if binned is None:
+        return None
+    edges = pa.array([round(edge) for edge in binned[0]], units).cast(column.type)
+    return {"kind": "numeric", "edges": [render_cell(edge, column.type) for edge in edges.to_pylist()],
+            "counts": binned[1]}
 
 
 def _top_values(column: pa.ChunkedArray) -> dict | None:
@@ -114,7 +135,7 @@ def _sample_stats(column: pa.ChunkedArray) -> dict:
             stats["max"] = render_cell(bounds["max"].as_py(), arrow_type)
         except pa.ArrowNotImplementedError:
             pass
-    if _is_numeric(arrow_type):
+    if _is_numeric(arrow_type) or _is_temporal(arrow_type):
         stats["histogram"] = _numeric_histogram(column)
     elif pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or pa.types.is_boolean(arrow_type):
         stats["histogram"] = _top_values(column)
