@@ -106,6 +106,8 @@ def test_rows_page_sort_filter_and_travel_in_time(extension, jp_fetch, run):
     for query, message in [
         ({"filter": "id >"}, "cannot read the filter"),
         ({"filter": "nope = 1"}, "nope"),
+        ({"filter": "id = 'abc'"}, "abc"),
+        ({"filter": "name like 5"}, "cannot read the filter"),
         ({"sort": "nope:asc"}, "cannot sort by 'nope'"),
         ({"columns": "id,nope"}, "nope"),
         ({"snapshot": "12345"}, "no snapshot 12345"),

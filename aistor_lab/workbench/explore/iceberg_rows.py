@@ -63,7 +63,7 @@ def _scanned_rows(client: AIStorClient, loaded: dict, table: str, key: tuple):
         projection = scan.projection()
         reader = scan.to_arrow_batch_reader()
     except ValueError as exc:  # a column of the filter or the selection that the schema lacks
-        raise UsageError(f"{exc}: see the table's schema for its columns") from None
+        raise UsageError(f"{exc}: check the filter and the columns against the table's schema") from None
     except OSError as exc:
         raise ServiceError(f"cannot read the manifests of {table}: {exc}") from None
     cached = (grid.BufferedRows(reader), projection)

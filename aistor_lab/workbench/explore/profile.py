@@ -156,7 +156,7 @@ def table_profile(client: AIStorClient, warehouse: str, namespace: str, table: s
     try:
         projection = scan.projection()
     except ValueError as exc:
-        raise UsageError(f"{exc}: see the table's schema for its columns") from None
+        raise UsageError(f"{exc}: check the columns against the table's schema") from None
     try:
         tasks = list(scan.plan_files()) if snapshot_id is not None else []
         sampled = tasks[:SAMPLE_FILES]
