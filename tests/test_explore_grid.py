@@ -116,6 +116,33 @@ def test_a_sort_beyond_the_cap_says_to_filter(monkeypatch):
         page(reader, 0, 10, [("n", True)])
 
 
+def test_paging_past_the_cap_lets_go_of_the_earliest_rows_and_reads_again_for_them(monkeypatch):
+    monkeypatch.setattr(grid, "MAX_ROWS", 25)
+    readers = []
+
+    def reopen():
+        reader, read = counting_reader(batches=10, rows_per_batch=10)
+        readers.append(read)
+        return reader
+
+    rows = grid.BufferedRows(reopen(), reopen=reopen)
+    assert [r[0] for r in page(rows, 80, 5)["rows"]] == [80, 81, 82, 83, 84]
+    assert page(rows, 95, 10)["total"] == 100 and len(readers) == 1
+    assert [r[0] for r in page(rows, 3, 2)["rows"]] == [3, 4]  # before what is kept: a new reader
+    assert len(readers) == 2 and readers[1] == [0]
+    with pytest.raises(UsageError, match="sorting needs more than 25 rows"):
+        page(rows, 0, 5, [("n", False)])
+
+
+def test_without_a_way_to_read_again_an_earlier_page_is_refused(monkeypatch):
+    monkeypatch.setattr(grid, "MAX_ROWS", 25)
+    reader, _ = counting_reader(batches=10, rows_per_batch=10)
+    rows = grid.BufferedRows(reader)
+    assert [r[0] for r in page(rows, 60, 2)["rows"]] == [60, 61]
+    with pytest.raises(UsageError, match="the page of rows 0 to 5 needs rows this view has let go of"):
+        page(rows, 0, 5)
+
+
 def test_a_column_that_cannot_be_sorted_is_a_usage_error():
     table = pa.table({"l": pa.array([[1], [2]], pa.list_(pa.int64()))})
     with pytest.raises(UsageError, match="cannot sort by l"):

@@ -2,9 +2,9 @@
 a Delta table): ``{columns: [{name, type}], rows, offset, limit, total}``, each cell JSON that the
 browser reads exactly (a number only when JavaScript holds it exactly, else display text).
 
-Memory stays bounded: without a sort, batches are read only as far as the page needs; a sort needs
-every row, so it is refused beyond ``MAX_ROWS`` / ``MAX_BYTES`` of Arrow data with a message saying
-to filter first.
+Memory stays bounded: without a sort, batches are read only as far as the page needs, and past
+``MAX_ROWS`` / ``MAX_BYTES`` of Arrow data the earliest are let go; a sort needs every row, so it is
+refused beyond that cap with a message saying to filter first.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 import struct
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
@@ -151,35 +151,46 @@ def _too_much(rows: int, nbytes: int, what: str) -> UsageError:
 
 class BufferedRows:
     """The rows of a Table or a RecordBatchReader, read only as far as asked and kept, so the next
-    page, or a sort, does not read them again (a cache may keep one of these between requests)."""
+    page, or a sort, does not read them again (a cache may keep one of these between requests).
 
-    def __init__(self, source: pa.Table | pa.RecordBatchReader):
+    Past the cap, paging forward lets go of the earliest batches; a page before them, or a sort,
+    then reads again from a new reader of the same rows, which ``reopen`` gives (without it: refused).
+    """
+
+    def __init__(self, source: pa.Table | pa.RecordBatchReader,
+                 reopen: Callable[[], pa.RecordBatchReader] | None = None):
         self.schema = source.schema
-        self._batches: list[pa.RecordBatch] = []
-        self._rows = self._bytes = 0
-        self._reader: Iterator[pa.RecordBatch] | None
-        if isinstance(source, pa.Table):
-            self._batches, self._reader = source.to_batches(), None
-            self._rows, self._bytes = source.num_rows, source.nbytes
-        else:
-            self._reader = iter(source)
+        self._reopen = reopen
+        self._start(source)
         self._sorted: tuple[tuple, pa.Table] | None = None
         self._lock = threading.Lock()  # two pages of the same scan may be asked at once
+
+    def _start(self, source: pa.Table | pa.RecordBatchReader) -> None:
+        self._reader: Iterator[pa.RecordBatch] | None = None
+        self._first_row = 0  # the row number of the first batch kept
+        if isinstance(source, pa.Table):
+            self._batches, self._rows, self._bytes = source.to_batches(), source.num_rows, source.nbytes
+        else:
+            self._batches, self._rows, self._bytes = [], 0, 0
+            self._reader = iter(source)
+
+    def _restart(self, what: str) -> None:
+        if self._reopen is None:
+            raise UsageError(f"{what} needs rows this view has let go of: filter the rows first")
+        self._start(self._reopen())
 
     @property
     def complete(self) -> bool:
         return self._reader is None
 
     @property
-    def nbytes(self) -> int:
-        return self._bytes
+    def total(self) -> int | None:
+        """The number of rows, once all were read."""
+        return self._first_row + self._rows if self.complete else None
 
-    @property
-    def rows_read(self) -> int:
-        return self._rows
-
-    def _read_until(self, rows: int, what: str) -> None:
-        while self._reader is not None and self._rows < rows:
+    def _read_until(self, end: int, what: str, keep_from: int = 0) -> None:
+        """Read until ``end`` rows were seen; over the cap, let go of batches before row ``keep_from``."""
+        while self._reader is not None and self._first_row + self._rows < end:
             batch = next(self._reader, None)
             if batch is None:
                 self._reader = None
@@ -187,17 +198,28 @@ class BufferedRows:
             self._batches.append(batch)
             self._rows += batch.num_rows
             self._bytes += batch.nbytes
+            while (self._rows > MAX_ROWS or self._bytes > MAX_BYTES) and len(self._batches) > 1 \
+                    and self._first_row + self._batches[0].num_rows <= keep_from:
+                dropped = self._batches.pop(0)
+                self._first_row += dropped.num_rows
+                self._rows -= dropped.num_rows
+                self._bytes -= dropped.nbytes
             if self._rows > MAX_ROWS or self._bytes > MAX_BYTES:
                 raise _too_much(self._rows, self._bytes, what)
 
-    def head(self, rows: int) -> pa.Table:
-        """At least the first ``rows`` rows (all of them if there are fewer)."""
+    def window(self, offset: int, limit: int) -> pa.Table:
+        """Rows ``offset`` to ``offset + limit`` (fewer at the end)."""
+        what = f"the page of rows {offset:,} to {offset + limit:,}"
         with self._lock:
-            self._read_until(rows, f"a page ending at row {rows:,}")
-            return pa.Table.from_batches(self._batches, self.schema)
+            if offset < self._first_row:
+                self._restart(what)
+            self._read_until(offset + limit, what, keep_from=offset)
+            return pa.Table.from_batches(self._batches, self.schema).slice(offset - self._first_row, limit)
 
-    def whole(self, what: str = "this") -> pa.Table:
+    def whole(self, what: str) -> pa.Table:
         with self._lock:
+            if self._first_row > 0:
+                self._restart(what)
             self._read_until(MAX_ROWS + 1, what)
             return pa.Table.from_batches(self._batches, self.schema)
 
@@ -228,12 +250,11 @@ def page(table_or_reader: pa.Table | pa.RecordBatchReader | BufferedRows, offset
     ``total`` is the number of rows when all were read, else None."""
     check_window(offset, limit)
     rows = table_or_reader if isinstance(table_or_reader, BufferedRows) else BufferedRows(table_or_reader)
-    data = rows.sorted_by(sort) if sort else rows.head(offset + limit)
-    window = data.slice(offset, limit)
+    window = rows.sorted_by(sort).slice(offset, limit) if sort else rows.window(offset, limit)
     return {
         "columns": column_types(rows.schema),
         "rows": render_table(window),
         "offset": offset,
         "limit": limit,
-        "total": data.num_rows if rows.complete else None,
+        "total": rows.total,
     }

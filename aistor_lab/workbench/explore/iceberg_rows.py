@@ -66,7 +66,7 @@ def _scanned_rows(client: AIStorClient, loaded: dict, table: str, key: tuple):
         raise UsageError(f"{exc}: check the filter and the columns against the table's schema") from None
     except OSError as exc:
         raise ServiceError(f"cannot read the manifests of {table}: {exc}") from None
-    cached = (grid.BufferedRows(reader), projection)
+    cached = (grid.BufferedRows(reader, reopen=scan.to_arrow_batch_reader), projection)
     with _SCANS_LOCK:
         _SCANS[key] = cached
     return cached
