@@ -50,15 +50,15 @@ def snapshot_row_count(metadata, snapshot_id: int | None) -> int | None:
     return int(summary["total-records"])
 
 
-def _scanned_rows(client: AIStorClient, loaded: dict, table: str, key: tuple):
-    """The scan's rows, read lazily and kept: (BufferedRows, projected Iceberg schema)."""
+def _scanned_rows(table_scan, table: str, key: tuple):
+    """The rows of ``table_scan`` narrowed to ``key``'s snapshot, filter and columns, read lazily and
+    kept: (BufferedRows, projected Iceberg schema)."""
     _, snapshot_id, filter_text, columns = key
     with _SCANS_LOCK:
         cached = _SCANS.get(key)
     if cached is not None:
         return cached
-    scan = client.table_scan(loaded, snapshot_id=snapshot_id, row_filter=parse_filter(filter_text),
-                             selected_fields=columns)
+    scan = table_scan.update(snapshot_id=snapshot_id, row_filter=parse_filter(filter_text), selected_fields=columns)
     try:
         projection = scan.projection()
         reader = scan.to_arrow_batch_reader()
@@ -80,10 +80,11 @@ def table_rows(client: AIStorClient, warehouse: str, namespace: str, table: str,
     ``snapshotId`` (as text) and Iceberg's column types."""
     grid.check_window(offset, limit)
     loaded = client.load_table(warehouse, namespace, table)
-    metadata = client.table_scan(loaded).table_metadata
+    table_scan = client.table_scan(loaded)
+    metadata = table_scan.table_metadata
     snapshot_id = resolve_snapshot(metadata, snapshot=snapshot, as_of=as_of, ref=ref)
     key = (loaded.get("metadata-location"), snapshot_id, (filter_text or "").strip(), parse_columns(columns))
-    rows, projection = _scanned_rows(client, loaded, table, key)
+    rows, projection = _scanned_rows(table_scan, table, key)
     order = grid.parse_sort(sort, [field.name for field in projection.fields])
     try:
         answer = grid.page(rows, offset, limit, order)
