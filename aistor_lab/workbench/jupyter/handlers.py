@@ -13,8 +13,6 @@ from tornado.ioloop import IOLoop
 
 from ..client import AIStorClient, AIStorError, ServiceError, ServiceUnreachable
 from ..commands.registry import HelpRequested, UsageError, execute, panel_front
-from ..explore.iceberg_rows import table_rows
-from ..explore.profile import table_profile
 from ..explore.views import view_details
 from .panel import namespace_children, table_details
 
@@ -101,6 +99,8 @@ class TableRowsHandler(AIStorAPIHandler):
 
     @web.authenticated
     async def get(self, warehouse: str, namespace: str, table: str) -> None:
+        from ..explore.iceberg_rows import table_rows  # pyarrow loads when first used, not with Jupyter
+
         offset, limit = self.get_argument("offset", "0"), self.get_argument("limit", "100")
         options = {name: self.get_argument(arg, None) or None for name, arg in (
             ("sort", "sort"), ("filter_text", "filter"), ("columns", "columns"), ("snapshot", "snapshot"),
@@ -113,6 +113,8 @@ class TableRowsHandler(AIStorAPIHandler):
 class TableProfileHandler(AIStorAPIHandler):
     @web.authenticated
     async def get(self, warehouse: str, namespace: str, table: str) -> None:
+        from ..explore.profile import table_profile  # pyarrow loads when first used, not with Jupyter
+
         snapshot, columns = self.get_argument("snapshot", None) or None, self.get_argument("columns", None) or None
         await self.answer(lambda: table_profile(self.client, warehouse, namespace, table, snapshot=snapshot,
                                                 columns=columns))
