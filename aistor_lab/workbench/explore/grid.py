@@ -14,7 +14,7 @@ import struct
 import threading
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import date, datetime, time, timedelta
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -69,9 +69,7 @@ def _binary_text(value: bytes) -> str:
 
 def _scalar_text(value: Any) -> str | None:
     """The display text of a value that is not a JSON number or boolean, or None if it is."""
-    if isinstance(value, (datetime, date, time)):
-        return value.isoformat()
-    if hasattr(value, "isoformat"):  # pandas' Timestamp for nanosecond timestamps
+    if hasattr(value, "isoformat"):  # datetime, date, time (and pandas' Timestamp for nanoseconds)
         return value.isoformat()
     if isinstance(value, Decimal):
         return str(value)
