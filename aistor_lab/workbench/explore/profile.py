@@ -8,6 +8,9 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from pyiceberg.conversions import from_bytes
+from pyiceberg.expressions import AlwaysTrue
+from pyiceberg.io.pyarrow import ArrowScan, schema_to_pyarrow
 
 from ..client import AIStorClient, ServiceError
 from ..commands.actions import UsageError
@@ -23,8 +26,6 @@ TOP_VALUES = 10
 
 def _bound(primitive_type, raw: bytes, arrow_type: pa.DataType) -> Any:
     """A manifest's lower or upper bound, decoded and rendered as the grid renders the column's cells."""
-    from pyiceberg.conversions import from_bytes
-
     value = from_bytes(primitive_type, raw)
     try:
         value = pa.scalar(value, arrow_type).as_py()  # days and microseconds become dates and times
@@ -55,8 +56,6 @@ def _manifest_stats(field, arrow_type: pa.DataType, files: list) -> dict | None:
             continue
         lowers.append(lower)
         uppers.append(upper)
-    from pyiceberg.conversions import from_bytes
-
     low = min(lowers, key=lambda raw: from_bytes(field.field_type, raw), default=None)
     high = max(uppers, key=lambda raw: from_bytes(field.field_type, raw), default=None)
     return {
@@ -145,9 +144,6 @@ def _sample_stats(column: pa.ChunkedArray) -> dict:
 def table_profile(client: AIStorClient, warehouse: str, namespace: str, table: str, *, snapshot: str | None = None,
                   columns: str | None = None) -> dict:
     """The explorer's ``profile`` answer for one snapshot (the current one by default)."""
-    from pyiceberg.expressions import AlwaysTrue
-    from pyiceberg.io.pyarrow import ArrowScan, schema_to_pyarrow
-
     loaded = client.load_table(warehouse, namespace, table)
     scan = client.table_scan(loaded)
     metadata = scan.table_metadata
