@@ -47,6 +47,8 @@ describe('the paging model', () => {
     cache.store(generation, 1, rowsOf(100, 30), null);
     // A short page is the end.
     expect(cache.rowCount()).toBe(130);
+    expect(cache.known).toBe(130);
+    expect(cache.total).toBeNull();
     expect(cache.pagesFor(0, 500)).toEqual([]);
     expect(cache.want(131)).toBe(false);
   });

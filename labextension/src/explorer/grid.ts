@@ -88,9 +88,11 @@ export function createGrid(model: RowsModel, options: IGridOptions): DataGrid {
   grid.keyHandler = new BasicKeyHandler();
   grid.mouseHandler = new SortingMouseHandler(options.onHeaderClick ?? null);
   grid.copyConfig = { ...grid.copyConfig, headers: 'all' };
-  // Focusable as one control; arrow keys move the cursor cell (BasicKeyHandler).
+  // Focusable as one control; arrow keys move the cursor cell (BasicKeyHandler). A canvas has no
+  // rows for role="grid" to name, so it is a labelled region.
   grid.node.tabIndex = 0;
-  grid.node.setAttribute('role', 'grid');
+  grid.node.setAttribute('role', 'region');
+  grid.node.setAttribute('aria-roledescription', 'data grid');
   grid.node.setAttribute('aria-label', options.label);
   const paint = () => {
     grid.style = gridStyle();
@@ -102,12 +104,6 @@ export function createGrid(model: RowsModel, options: IGridOptions): DataGrid {
   const observer = new MutationObserver(paint);
   observer.observe(document.body, { attributes: true, attributeFilter: ['data-jp-theme-name', 'data-jp-theme-light'] });
   grid.disposed.connect(() => observer.disconnect());
-  // Columns fit their names when the rows start again (not as pages arrive: the user may have resized).
-  model.changed.connect((_, change) => {
-    if (change.type === 'model-reset' && model.columns.length) {
-      grid.fitColumnNames('all', 24);
-    }
-  });
   // The keyboard starts on the first cell, so arrow keys move a visible cursor.
   grid.node.addEventListener('focus', () => {
     const selection = grid.selectionModel;

@@ -37,8 +37,9 @@ export class RowsModel extends DataModel {
     return this._stateChanged;
   }
 
+  /** The row count when known (counted by the server, or the end reached), else null. */
   get total(): number | null {
-    return this.cache.total;
+    return this.cache.known;
   }
 
   rowCount(region: DataModel.RowRegion): number {

@@ -19,13 +19,15 @@ export class PageCache {
     return this._total;
   }
 
+  /** How many rows there are, when known: the server's total, or where a short page ended. */
+  get known(): number | null {
+    return this._total ?? this._end;
+  }
+
   /** The rows to show: the total when known, else what is loaded plus a page to scroll into. */
   rowCount(): number {
-    if (this._total !== null) {
-      return this._total;
-    }
-    if (this._end !== null) {
-      return this._end;
+    if (this.known !== null) {
+      return this.known;
     }
     const loaded = [...this._pages.keys()];
     return loaded.length ? (Math.max(...loaded) + 2) * this.pageSize : 0;
@@ -104,7 +106,7 @@ export class PageCache {
   }
 
   private pastEnd(page: number): boolean {
-    const end = this._total ?? this._end;
+    const end = this.known;
     return end !== null && page * this.pageSize >= end;
   }
 

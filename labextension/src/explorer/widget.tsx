@@ -5,7 +5,7 @@
  */
 import { MainAreaWidget, ReactWidget, UseSignal } from '@jupyterlab/apputils';
 import { tableRowsIcon } from '@jupyterlab/ui-components';
-import { BoxPanel, TabPanel, Widget } from '@lumino/widgets';
+import { Panel, TabPanel, Widget } from '@lumino/widgets';
 import React from 'react';
 
 import { createGrid } from './grid';
@@ -32,25 +32,24 @@ function section(model: ExplorerModel, name: string, render: () => JSX.Element |
   return widget;
 }
 
-/** A bar over a grid of the model's rows; header clicks sort. */
+/** A bar over a grid of the model's rows; header clicks sort. The bar is as tall as its content
+ * (CSS flex, as JupyterLab's CSV viewer lays out its grid), the grid takes the rest. */
 function withGrid(model: ExplorerModel, name: string, bar: Widget, gridLabel: string): Widget {
-  const panel = new BoxPanel({ direction: 'top-to-bottom', spacing: 0 });
+  const panel = new Panel();
   panel.title.label = name;
   panel.addClass('jp-AIStorExplorer-gridPanel');
   const grid = createGrid(model.rows, {
     label: gridLabel,
     onHeaderClick: model.queryable ? column => void model.sortBy(model.rows.columns[column].name) : undefined
   });
-  BoxPanel.setStretch(bar, 0);
-  BoxPanel.setStretch(grid, 1);
   panel.addWidget(bar);
   panel.addWidget(grid);
   return panel;
 }
 
-export class ExplorerPanel extends BoxPanel {
+export class ExplorerPanel extends Panel {
   constructor(readonly model: ExplorerModel, insert: Insert) {
-    super({ direction: 'top-to-bottom', spacing: 0 });
+    super();
     this.addClass('jp-AIStorExplorer-content');
     const toolbar = ReactWidget.create(<UseSignal signal={model.changed}>{() => <Toolbar model={model} />}</UseSignal>);
     toolbar.addClass('jp-AIStorExplorer-header');
@@ -60,8 +59,6 @@ export class ExplorerPanel extends BoxPanel {
     for (const widget of this.sections(model, insert)) {
       tabs.addWidget(widget);
     }
-    BoxPanel.setStretch(toolbar, 0);
-    BoxPanel.setStretch(tabs, 1);
     this.addWidget(toolbar);
     this.addWidget(tabs);
     this.tabs = tabs;
