@@ -1,12 +1,13 @@
 /** The side panel widget: JupyterLab's SidePanel with a toolbar, rendering the controller's state. */
 import {
   addIcon,
+  addToolbarButtonClass,
   LabIcon,
   ReactWidget,
   refreshIcon,
   shareIcon,
   SidePanel,
-  ToolbarButton,
+  ToolbarButtonComponent,
   UseSignal
 } from '@jupyterlab/ui-components';
 import { Panel, Widget } from '@lumino/widgets';
@@ -31,8 +32,14 @@ export class AIStorPanel extends SidePanel {
     const heading = document.createElement('h2');
     heading.textContent = 'AIStor';
     this.header.addWidget(new Widget({ node: heading }));
+    // The component, not the ToolbarButton widget: that one marks every button aria-pressed, which
+    // a plain action button must not have.
     const button = (id: string, icon: LabIcon) =>
-      new ToolbarButton({ icon, tooltip: commands.caption(id), onClick: () => void commands.execute(id) });
+      addToolbarButtonClass(
+        ReactWidget.create(
+          <ToolbarButtonComponent icon={icon} tooltip={commands.caption(id)} onClick={() => void commands.execute(id)} />
+        )
+      );
     this.toolbar.addItem('refresh', button(CommandIDs.refresh, refreshIcon));
     this.toolbar.addItem('new-warehouse', button(CommandIDs.createWarehouse, addIcon));
     this.toolbar.addItem('new-share', button(CommandIDs.createShare, shareIcon));

@@ -12,7 +12,8 @@ export function listBuckets(): Promise<IBucket[]> {
 export function listObjects(bucket: string, prefix: string, token?: string): Promise<IObjectListing> {
   const query = new URLSearchParams({ prefix, limit: String(PAGE_SIZE) });
   if (token) {
-    query.set('token', token);
+    // Not ?token=: Jupyter would read that as its login token.
+    query.set('continuation', token);
   }
   return request(`buckets/${segment(bucket)}/objects?${query}`);
 }

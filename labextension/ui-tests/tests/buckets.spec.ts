@@ -1,0 +1,166 @@
+/**
+ * Buckets in the panel against a real service: a bucket with a Delta table written by deltalake
+ * in a cell, browsed like a file browser (the table's folder badged, "Open as table" opening the
+ * explorer's tab); files uploaded by the file picker (a CSV and a multi-MB file) and by dropping
+ * them, with progress; an object's details; a download whose bytes are the upload's; deletes after
+ * a question saying how much goes. Screenshots of the panel and the bucket browser in the light and
+ * dark theme, and an axe-core check of the panel.
+ */
+import { expect, galata, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import * as crypto from 'crypto';
+import * as fs from 'fs';
+
+import { accept, details, expand, panel, panelViolations, row, runCell, showPanel } from './lab';
+
+const BUCKET = 'uibrowse';
+const CSV = Buffer.from('city,people\nLyon,522000\nGhent,265000\n');
+const BIG = crypto.randomBytes(12 * 1024 * 1024 + 123);
+
+/** Sizes, times, ETags and the service's address differ from run to run: masked. */
+const volatile = (page: IJupyterLabPageFixture) => [
+  panel(page).locator('.jp-AIStorLab-status'),
+  panel(page).locator('.jp-AIStorLab-uploads small'),
+  details(page).locator('dd')
+];
+
+/** Drops files on an element as the desktop would: a drop event carrying a DataTransfer of them. */
+async function dropFiles(page: IJupyterLabPageFixture, selector: string, files: { name: string; text: string }[]) {
+  await page.evaluate(
+    ([target, dropped]) => {
+      const transfer = new DataTransfer();
+      for (const file of dropped) {
+        transfer.items.add(new File([file.text], file.name, { type: 'text/csv' }));
+      }
+      const element = document.querySelector(target)!;
+      for (const type of ['dragenter', 'dragover', 'drop']) {
+        element.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      }
+    },
+    [selector, files] as const
+  );
+}
+
+/** Chooses files in the picker the "Upload…" button opens. */
+async function uploadByPicker(page: IJupyterLabPageFixture, files: { name: string; mimeType: string; buffer: Buffer }[]) {
+  const choosing = page.waitForEvent('filechooser');
+  await details(page).getByRole('button', { name: 'Upload…' }).click();
+  await (await choosing).setFiles(files);
+}
+
+const upload = (page: IJupyterLabPageFixture, key: string) => panel(page).locator(`.jp-AIStorLab-upload[data-key="${key}"]`);
+
+test.use({ mockSettings: { ...galata.DEFAULT_SETTINGS } });
+
+test('buckets: browse, upload, download, delete and open a Delta table', async ({ page }) => {
+  await test.step('a cell makes a bucket with a Delta table and a few scratch files', async () => {
+    await page.notebook.createNew('buckets.ipynb');
+    const made = await runCell(
+      page,
+      0,
+      [
+        '%load_ext aistor_lab',
+        `%aistor mb ${BUCKET}`,
+        'import boto3, deltalake, pyarrow as pa',
+        `deltalake.write_deltalake("s3://${BUCKET}/tables/people", pa.table({"id": [1, 2], "name": ["ada", "bob"]}))`,
+        's3 = boto3.client("s3")',
+        'for name in ("a.txt", "b.txt", "deeper/c.txt"):',
+        `    s3.put_object(Bucket="${BUCKET}", Key=f"scratch/{name}", Body=b"x")`,
+        'print("made", deltalake.DeltaTable(f"s3://' + BUCKET + '/tables/people").version())'
+      ].join('\n')
+    );
+    expect(made).toContain('made 0');
+  });
+
+  await test.step('the bucket browses like a file browser; the Delta folder is badged', async () => {
+    await showPanel(page);
+    await expand(page, `bucket:${BUCKET}`);
+    await expect(row(page, `prefix:${BUCKET}/scratch/`)).toBeVisible();
+    await expand(page, `prefix:${BUCKET}/tables/`);
+    await expect(row(page, `prefix:${BUCKET}/tables/people/`).locator('.jp-AIStorLab-badge')).toHaveText('Delta');
+  });
+
+  await test.step('a CSV and a 12 MiB file uploaded with the file picker, with progress', async () => {
+    await row(page, `bucket:${BUCKET}`).click();
+    await uploadByPicker(page, [
+      { name: 'cities.csv', mimeType: 'text/csv', buffer: CSV },
+      { name: 'big.bin', mimeType: 'application/octet-stream', buffer: BIG }
+    ]);
+    for (const key of ['cities.csv', 'big.bin']) {
+      await expect(upload(page, key)).toHaveClass(/jp-mod-done/);
+      await expect(row(page, `object:${BUCKET}/${key}`)).toBeVisible();
+    }
+    await expect(upload(page, 'big.bin')).toContainText('uploaded · 12 MiB');
+    const bar = upload(page, 'big.bin').locator('progress');
+    expect(await bar.getAttribute('value')).toBe(String(BIG.length));
+    expect(await bar.getAttribute('max')).toBe(String(BIG.length));
+  });
+
+  await test.step('files dropped on a folder row are uploaded into it', async () => {
+    await dropFiles(page, `.jp-AIStorLab-row[data-id="prefix:${BUCKET}/tables/"]`, [
+      { name: 'dropped.csv', text: 'a,b\n1,2\n' },
+      { name: 'also.csv', text: 'c\n3\n' }
+    ]);
+    await expect(upload(page, 'tables/dropped.csv')).toHaveClass(/jp-mod-done/);
+    await expect(upload(page, 'tables/also.csv')).toHaveClass(/jp-mod-done/);
+    await expect(row(page, `object:${BUCKET}/tables/dropped.csv`)).toBeVisible();
+  });
+
+  await test.step("an object's details; its download has the uploaded bytes", async () => {
+    await row(page, `object:${BUCKET}/big.bin`).click();
+    await expect(details(page).locator('h2')).toHaveText(`s3://${BUCKET}/big.bin`);
+    await expect(details(page).locator('dd[data-fact="Size"]')).toContainText(`${BIG.length.toLocaleString('en')} bytes`);
+    await expect(details(page).locator('dd[data-fact="ETag"]')).not.toBeEmpty();
+    await expect(details(page).locator('dd[data-fact="Last modified"]')).toContainText('T');
+    const downloading = page.waitForEvent('download');
+    await details(page).getByRole('button', { name: 'Download' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe('big.bin');
+    const saved = await download.path();
+    expect(crypto.createHash('sha256').update(fs.readFileSync(saved!)).digest('hex')).toBe(
+      crypto.createHash('sha256').update(BIG).digest('hex')
+    );
+  });
+
+  await test.step('the panel and the bucket browser look right in the light theme; axe finds nothing serious', async () => {
+    await row(page, `object:${BUCKET}/cities.csv`).click();
+    await expect(details(page).locator('dd[data-fact="Size"]')).toContainText(`(${CSV.length} bytes)`);
+    await expect(panel(page)).toHaveScreenshot('buckets-light.png', { mask: volatile(page) });
+    expect(await panelViolations(page)).toEqual([]);
+  });
+
+  await test.step('and in the dark theme', async () => {
+    await page.theme.setDarkTheme();
+    await page.sidebar.openTab('aistor-lab-panel');
+    await row(page, `object:${BUCKET}/cities.csv`).click();
+    await expect(details(page).locator('dd[data-fact="Size"]')).toContainText(`(${CSV.length} bytes)`);
+    await expect(panel(page)).toHaveScreenshot('buckets-dark.png', { mask: volatile(page) });
+    expect(await panelViolations(page)).toEqual([]);
+    await page.theme.setLightTheme();
+  });
+
+  await test.step('"Open as table" on the Delta folder opens the explorer', async () => {
+    await page.sidebar.openTab('aistor-lab-panel');
+    await row(page, `prefix:${BUCKET}/tables/people/`).click({ button: 'right' });
+    await page.locator('.lm-Menu-item', { hasText: 'Open as table' }).click();
+    await expect(page.locator(`[id="aistor-explorer:delta/${BUCKET}/tables%2Fpeople"]`)).toBeVisible();
+  });
+
+  await test.step('deleting asks first: an object, then a folder with how many objects go', async () => {
+    await page.sidebar.openTab('aistor-lab-panel');
+    await row(page, `object:${BUCKET}/cities.csv`).click();
+    await details(page).getByRole('button', { name: 'Delete…' }).click();
+    await expect(page.locator('.jp-Dialog')).toContainText(`Delete s3://${BUCKET}/cities.csv?`);
+    await page.locator('.jp-Dialog .jp-mod-reject').click();
+    await expect(row(page, `object:${BUCKET}/cities.csv`)).toBeVisible();
+    await details(page).getByRole('button', { name: 'Delete…' }).click();
+    await accept(page);
+    await expect(row(page, `object:${BUCKET}/cities.csv`)).toHaveCount(0);
+
+    await row(page, `prefix:${BUCKET}/scratch/`).click();
+    await details(page).getByRole('button', { name: 'Delete…' }).click();
+    await expect(page.locator('.jp-Dialog')).toContainText(`Delete 3 objects under s3://${BUCKET}/scratch/?`);
+    await accept(page);
+    await expect(row(page, `prefix:${BUCKET}/scratch/`)).toHaveCount(0);
+    await expect(row(page, `prefix:${BUCKET}/tables/`)).toBeVisible();
+  });
+});
