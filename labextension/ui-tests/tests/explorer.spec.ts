@@ -9,29 +9,13 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, galata, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import { Response } from '@playwright/test';
 
+import { expand, row, runCell, showPanel } from './lab';
+
 const WAREHOUSE = 'explorewh';
 const NS = 'shop';
-const row = (page: IJupyterLabPageFixture, id: string) => page.locator(`.jp-AIStorLab-row[data-id="${id}"]`);
 const explorer = (page: IJupyterLabPageFixture) => page.locator('.jp-AIStorExplorer:visible');
 const tab = (page: IJupyterLabPageFixture, name: string) =>
   explorer(page).locator('.lm-TabBar-tab', { hasText: new RegExp(`^${name}$`) });
-
-/** Puts `source` into cell `index` of the open notebook and runs it (as in panel.spec.ts). */
-async function runCell(page: IJupyterLabPageFixture, index: number, source: string): Promise<string> {
-  await page.evaluate(
-    ([i, text]) => {
-      const notebook = (window as any).jupyterapp.shell.currentWidget.content.model.sharedModel;
-      if (i < notebook.cells.length) {
-        notebook.cells[i].setSource(text);
-      } else {
-        notebook.insertCell(i, { cell_type: 'code', source: text });
-      }
-    },
-    [index, source] as const
-  );
-  await page.notebook.runCell(index);
-  return ((await page.notebook.getCellTextOutput(index)) ?? []).join('\n');
-}
 
 /** The next answer of the rows endpoint whose query has all of `params`. */
 function rowsAnswer(page: IJupyterLabPageFixture, params: Record<string, string>): Promise<Response> {
@@ -42,11 +26,6 @@ function rowsAnswer(page: IJupyterLabPageFixture, params: Record<string, string>
       Object.entries(params).every(([key, value]) => url.searchParams.get(key) === value)
     );
   });
-}
-
-async function open(page: IJupyterLabPageFixture, id: string): Promise<void> {
-  await expect(row(page, id)).toBeVisible();
-  await row(page, id).locator('.jp-AIStorLab-caret').click();
 }
 
 /** Times, ids and sizes differ from run to run: masked in screenshots. */
@@ -109,10 +88,9 @@ test('the table explorer pages, sorts, filters and travels in time', async ({ pa
   });
 
   await test.step('a double-click on the table in the panel opens the explorer', async () => {
-    await page.sidebar.openTab('aistor-lab-panel');
-    await page.locator('#aistor-lab-panel').getByRole('button', { name: /^Refresh/ }).click();
-    await open(page, `warehouse:${WAREHOUSE}`);
-    await open(page, `namespace:${WAREHOUSE}/${NS}`);
+    await showPanel(page);
+    await expand(page, `warehouse:${WAREHOUSE}`);
+    await expand(page, `namespace:${WAREHOUSE}/${NS}`);
     const firstPage = rowsAnswer(page, { offset: '0' });
     await row(page, `table:${WAREHOUSE}/${NS}/events`).dblclick();
     await expect(explorer(page)).toBeVisible();
@@ -206,6 +184,21 @@ test('the table explorer pages, sorts, filters and travels in time', async ({ pa
     await expect.poll(() => page.notebook.getCellTextInput(2)).toContain(`snapshot_id=${first}`);
     await page.notebook.runCell(2);
     expect(((await page.notebook.getCellTextOutput(2)) ?? []).join('\n')).toContain('250 rows');
+    await page.activity.activateTab('events');
+    await explorer(page).getByRole('button', { name: 'Insert DuckDB cell' }).click();
+    await expect.poll(() => page.notebook.getCellTextInput(3)).toContain(`snapshot_id=${first}`);
+    await page.notebook.runCell(3);
+    expect(((await page.notebook.getCellTextOutput(3)) ?? []).join('\n')).toContain('name-000');
+  });
+
+  await test.step('the profile is computed on demand', async () => {
+    await page.activity.activateTab('events');
+    await tab(page, 'Profile').click();
+    await explorer(page).getByRole('button', { name: 'Compute the column profile' }).click();
+    const profile = explorer(page).locator('table[aria-label="Column profile"]');
+    await expect(profile).toContainText('name');
+    await expect(profile.locator('tr', { hasText: 'id' }).first()).toContainText('249');
+    await expect(profile.locator('svg[aria-label="Histogram of id"] rect').first()).toBeAttached();
   });
 
   await test.step('a view opens with its SQL', async () => {
