@@ -153,6 +153,24 @@ def test_session_start_in_a_terminal_shows_progress_and_no_jvm_output(server, ki
         assert noise not in result.stderr + result.stdout
 
 
+def test_a_jvm_that_does_not_start_is_one_error_with_its_last_words(server, kit, tmp_path):
+    script = tmp_path / "broken.py"
+    script.write_text(textwrap.dedent(f"""
+        from aistor_lab.workbench import spark as aistor_spark
+        from aistor_lab.workbench.spark.startup import SparkStartError
+        try:
+            aistor_spark.session({WAREHOUSE!r}, endpoint={server.endpoint!r}, progress=False,
+                                 **{{"spark.driver.memory": "1k"}})
+        except SparkStartError as exc:
+            print(exc)
+    """))
+    result = subprocess.run([sys.executable, str(script)], check=False, capture_output=True, text=True,
+                            timeout=600)
+    assert result.stdout.startswith("Spark's JVM did not start. Its output (")
+    assert "Too small maximum heap" in result.stdout and "verbose=True" in result.stdout
+    assert result.stderr == ""
+
+
 def test_job_progress_follows_the_tasks_of_the_block(spark):
     with aistor_spark.job_progress(spark, "counting", enabled=True) as bar:
         assert spark.range(0, 1000, 1, 4).selectExpr("sum(id)").collect()[0][0] == sum(range(1000))

@@ -439,11 +439,12 @@ def status(ctx: Context, args: argparse.Namespace) -> Result:
 def spark(ctx: Context, args: argparse.Namespace) -> Result:
     try:
         from ..spark import sessions as spark_module
+        from ..spark.startup import SparkStartError
 
-        session = spark_module.session(service=ctx.service)
+        session = spark_module.session(service=ctx.service, progress=ctx.progress)
     except ImportError as exc:
         raise AIStorError(f"Spark is not available: {exc}") from None
-    except ValueError as exc:  # no warehouse to configure the catalog with
+    except (ValueError, SparkStartError) as exc:  # no warehouse to configure the catalog with; no JVM
         raise AIStorError(str(exc)) from None
     assert ctx.namespace is not None
     ctx.namespace["spark"] = session

@@ -142,7 +142,7 @@ def session(
     if SparkSession.getActiveSession() is not None:
         return builder.getOrCreate()
     started = time.monotonic()
-    bar = progress_bar(progress, total=2, bar_format="{desc} {bar} {elapsed}")
+    bar = progress_bar(progress, total=2, desc="Spark: starting", bar_format="{desc} {bar} {elapsed}")
     shown = not bar.disable
     with bar, ticking(bar):
         if not jvm_running():

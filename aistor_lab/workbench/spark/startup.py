@@ -24,6 +24,10 @@ CONSOLE_PROGRESS = "spark.ui.showConsoleProgress"
 _jvm_log: Path | None = None
 
 
+class SparkStartError(RuntimeError):
+    """The JVM exited before Spark's gateway answered; the message ends with its last lines of output."""
+
+
 def wants_verbose(verbose: bool | None, environ: Mapping[str, str] = os.environ) -> bool:
     """``verbose`` when given, else whether ``AISTOR_SPARK_VERBOSE`` asks for the JVM's output."""
     if verbose is not None:
@@ -55,8 +59,12 @@ def jvm_running() -> bool:
     return SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ
 
 
-def _tail(path: Path, lines: int = 15) -> str:
-    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+def _last_words(path: Path, lines: int = 15) -> str:
+    """The JVM's output from its first error on (spark-submit's usage text can follow it), else its end."""
+    text = path.read_text(errors="replace").splitlines()
+    first = next((i for i, line in enumerate(text) if line.startswith(("Error", "Exception")) or "Exception:" in line),
+                 None)
+    return "\n".join(text[first:first + 4] if first is not None else text[-lines:]).rstrip()
 
 
 def launch_jvm(conf: Mapping[str, str], verbose: bool) -> None:
@@ -78,7 +86,7 @@ def launch_jvm(conf: Mapping[str, str], verbose: bool) -> None:
         try:
             gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": output, "stderr": subprocess.STDOUT})
         except PySparkRuntimeError as exc:
-            raise RuntimeError(f"Spark's JVM did not start. The end of its output ({log}):\n{_tail(log)}\n"
-                               f"Run again with verbose=True (or {VERBOSE_ENV}=1) to see all of it.") from exc
+            raise SparkStartError(f"Spark's JVM did not start. Its output ({log}) says:\n{_last_words(log)}\n"
+                                  f"Run again with verbose=True (or {VERBOSE_ENV}=1) to see all of it.") from exc
     SparkContext._ensure_initialized(gateway=gateway)
     _jvm_log = log
