@@ -146,7 +146,9 @@ def session(
     shown = not bar.disable
     with bar, ticking(bar):
         if not jvm_running():
-            bar.set_description_str("Spark: starting the JVM")
+            # Maven's jars are fetched (or found in Ivy's cache) before the JVM starts: the long wait
+            maven = "spark.jars.packages" in conf
+            bar.set_description_str("Spark: fetching jars, starting the JVM" if maven else "Spark: starting the JVM")
             launch_jvm(conf, wants_verbose(verbose))
         bar.update(1)
         bar.set_description_str("Spark: creating the session")
