@@ -29,10 +29,15 @@ def test_pyiceberg_and_spark_catalogs_agree_key_for_key():
     pyiceberg = catalog_properties(CONFIG)
     spark = spark_conf(service=CONFIG, kit=None)
     catalog = spark_catalog(spark)
-    # Every PyIceberg property but the CA (a nested value, Python's only) reaches Spark, unchanged.
-    assert set(pyiceberg) - set(catalog) == {"ssl"}
-    assert {key: catalog[key] for key in pyiceberg if key != "ssl"} == {k: v for k, v in pyiceberg.items() if k != "ssl"}
-    assert set(catalog) - set(pyiceberg) == {"type", "io-impl"}
+    # Every PyIceberg property but the CA (a nested value, Python's only) reaches Spark, unchanged; SigV4
+    # is switched on in each client's own spelling (Iceberg's Java client warns rest.sigv4-enabled is
+    # deprecated).
+    python_only = {"ssl", "rest.sigv4-enabled"}
+    assert set(pyiceberg) - set(catalog) == python_only
+    assert {key: catalog[key] for key in pyiceberg if key not in python_only} == {
+        k: v for k, v in pyiceberg.items() if k not in python_only}
+    assert set(catalog) - set(pyiceberg) == {"type", "io-impl", "rest.auth.type"}
+    assert (pyiceberg["rest.sigv4-enabled"], catalog["rest.auth.type"]) == ("true", "sigv4")
     expected = {
         "uri": "https://lab.example:9443/_iceberg", "s3.endpoint": "https://lab.example:9443", "warehouse": "lake",
         "rest.signing-region": "eu-west-1", "client.region": "eu-west-1", "s3.region": "eu-west-1",

@@ -85,21 +85,21 @@ def spark_conf(
     kit: list[Path] | None = None,
     extra_conf: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """Every property ``session()`` sets; ``service``: else the environment's (see the module);
-    ``warehouse``: else the service's default one; ``kit`` is a jar kit's jars (None: Maven);
-    ``extra_conf`` last, except that our log4j2 configuration joins its driver options."""
+    """The properties of the service's catalog and store that ``session()`` sets (it adds its start-up
+    settings, startup.quiet_conf); ``service``: else the environment's (see the module); ``warehouse``:
+    else the service's default one; ``kit`` is a jar kit's jars (None: Maven)."""
     service = service or ServiceConfig.from_env(default_endpoint=LOCAL_ENDPOINT)
     warehouse = warehouse or service.warehouse
     if not warehouse:
         raise ValueError("a warehouse is required: pass warehouse=... or set AISTOR_WAREHOUSE")
-    return quiet_conf({
+    return {
         **spark_catalog_conf(service, warehouse, CATALOG),
         **s3a_conf(service),
         **trust_conf(service),
         **jars_conf(kit),
         "spark.sql.defaultCatalog": CATALOG,
         **{key: str(value) for key, value in (extra_conf or {}).items()},
-    })
+    }
 
 
 def session(
@@ -128,13 +128,13 @@ def session(
     from pyspark.sql import SparkSession
 
     service = service or ServiceConfig.from_env(default_endpoint=LOCAL_ENDPOINT)
-    conf = spark_conf(
+    conf = quiet_conf(spark_conf(
         warehouse,
         service=service.replace(endpoint=endpoint, access_key=access_key, secret_key=secret_key,
                                 truststore=truststore),
         kit=find_kit(),
         extra_conf=extra_conf,
-    )
+    ))
     conf = {**conf, "spark.app.name": app_name, **({"spark.master": master} if master else {})}
     builder = SparkSession.builder
     for key, value in conf.items():
