@@ -51,12 +51,17 @@ function labelled(spec: IFieldSpec, input: HTMLElement): HTMLElement {
   return label;
 }
 
-/** Shows `message` under the field of `input` (none: clears it) and marks the input invalid, which
- * JupyterLab's Dialog reads to disable its OK button. */
-function showProblem(input: HTMLInputElement | HTMLSelectElement, message: string | null): void {
-  input.setCustomValidity(message ?? '');
+/**
+ * Shows `message` under the field of `input` (null: clears it). A problem of the value itself also
+ * marks the input invalid, which JupyterLab's Dialog reads to disable its OK button; the service's
+ * refusal (`blocking` false) does not: the user may send the same value again.
+ */
+function showProblem(input: HTMLInputElement | HTMLSelectElement, message: string | null, blocking = true): void {
+  if (blocking) {
+    input.setCustomValidity(message ?? '');
+  }
   input.setAttribute('aria-invalid', String(!!message));
-  const problem = document.getElementById(input.getAttribute('aria-describedby') ?? '');
+  const problem = input.closest('label')?.querySelector('.jp-AIStorLab-fieldError');
   if (problem) {
     problem.textContent = message ?? '';
   }
@@ -129,7 +134,7 @@ class FieldsBody extends CheckedBody<Values> {
 
   constructor(
     private readonly fields: IFieldSpec[],
-    error?: IFormError
+    private readonly error?: IFormError
   ) {
     super();
     this.addClass('jp-AIStorLab-form');
@@ -143,9 +148,7 @@ class FieldsBody extends CheckedBody<Values> {
     this.node.append(formMessage(error && !error.field ? error.message : undefined));
     const concerned = error?.field && this.inputs.get(error.field);
     if (concerned) {
-      // The service's refusal: shown, but the user may send the same value again.
-      document.getElementById(concerned.getAttribute('aria-describedby')!)!.textContent = error!.message;
-      concerned.setAttribute('aria-invalid', 'true');
+      showProblem(concerned, error!.message, false);
     }
   }
 
@@ -156,8 +159,14 @@ class FieldsBody extends CheckedBody<Values> {
   protected check(): void {
     for (const spec of this.fields) {
       const input = this.inputs.get(spec.name)!;
-      if (spec.check) {
-        showProblem(input, spec.check(input.value.trim()));
+      const value = input.value.trim();
+      const problem = spec.check?.(value) ?? null;
+      // The service's refusal stays under its field until the value it refused is changed.
+      const refused = spec.name === this.error?.field && value === spec.value;
+      if (!problem && refused) {
+        showProblem(input, this.error!.message, false);
+      } else if (spec.check) {
+        showProblem(input, problem);
       }
     }
   }
@@ -277,9 +286,7 @@ class TableBody extends CheckedBody<INewTable> {
     );
     table.columns.forEach(column => this.addRow(column));
     if (error?.field) {
-      const input = error.field === 'table' ? this.name : this.partition;
-      document.getElementById(input.getAttribute('aria-describedby')!)!.textContent = error.message;
-      input.setAttribute('aria-invalid', 'true');
+      showProblem(error.field === 'table' ? this.name : this.partition, error.message, false);
     }
   }
 
