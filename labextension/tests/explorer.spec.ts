@@ -1,3 +1,4 @@
+import { bytesText, fieldRows, timeText } from '../src/explorer/display';
 import { histogramBars } from '../src/explorer/histogram';
 import { PageCache } from '../src/explorer/paging';
 import { rowsQuery } from '../src/explorer/query';
@@ -221,5 +222,40 @@ describe('the profile histogram', () => {
     expect(bars.map(bar => bar.height)).toEqual([4, 8]);
     expect(bars[1].label).toBe('null: 4');
     expect(histogramBars({ kind: 'values', values: [] }, 10, 8)).toEqual([]);
+  });
+});
+
+describe('the schema and facts', () => {
+  it('list nested fields with their ids and depth', () => {
+    const rows = fieldRows([
+      { id: 1, name: 'id', type: 'long', required: true },
+      {
+        id: 2,
+        name: 'tags',
+        type: { type: 'list', 'element-id': 3, element: { type: 'struct', fields: [{ id: 4, name: 'k', type: 'string', required: false }] }, 'element-required': true },
+        required: false,
+        doc: 'labels'
+      },
+      { id: 5, name: 'attrs', type: { type: 'map', 'key-id': 6, key: 'string', 'value-id': 7, value: 'int', 'value-required': false }, required: false }
+    ]);
+    expect(rows.map(r => [r.id, r.path, r.depth, r.required])).toEqual([
+      [1, 'id', 0, true],
+      [2, 'tags', 0, false],
+      [3, 'tags.element', 1, true],
+      [4, 'tags.element.k', 2, false],
+      [5, 'attrs', 0, false],
+      [6, 'attrs.key', 1, true],
+      [7, 'attrs.value', 1, false]
+    ]);
+    expect(rows[1].doc).toBe('labels');
+    expect(rows[1].type).toBe('list<struct<k: string>>');
+  });
+
+  it('write sizes and times the same on every machine', () => {
+    expect(bytesText(512)).toBe('512 B');
+    expect(bytesText(3 * 1024 * 1024)).toBe('3.0 MiB');
+    expect(bytesText(null)).toBe('unknown');
+    expect(timeText(Date.UTC(2026, 0, 2, 3, 4, 5))).toBe('2026-01-02 03:04:05 UTC');
+    expect(timeText('2026-01-02T03:04:05.123Z')).toBe('2026-01-02 03:04:05 UTC');
   });
 });

@@ -45,7 +45,7 @@ async function noSeriousAxeViolations(page: IJupyterLabPageFixture): Promise<voi
 
 test.use({ mockSettings: { ...galata.DEFAULT_SETTINGS } });
 
-test('the table explorer pages, sorts, filters and travels in time', async ({ page }) => {
+test('the table explorer pages, sorts, filters and travels in time', async ({ page }, testInfo) => {
   let first = '';
   await test.step('PyIceberg writes 250 rows, then 10 more, and a view', async () => {
     await page.notebook.createNew('explorer.ipynb');
@@ -97,6 +97,10 @@ test('the table explorer pages, sorts, filters and travels in time', async ({ pa
     await expect(explorer(page).locator('[aria-label="Table facts"]')).toContainText('Iceberg v');
     expect((await (await firstPage).json()).total).toBe(260);
     await page.sidebar.close();
+    await explorer(page).screenshot({ path: testInfo.outputPath('overview.png') });
+    await tab(page, 'Schema').click();
+    await expect(explorer(page).locator('table[aria-label="Columns"]')).toContainText('required');
+    await explorer(page).screenshot({ path: testInfo.outputPath('schema.png') });
   });
 
   await test.step('the grid fetches further pages as it scrolls', async () => {
@@ -199,6 +203,7 @@ test('the table explorer pages, sorts, filters and travels in time', async ({ pa
     await expect(profile).toContainText('name');
     await expect(profile.locator('tr', { hasText: 'id' }).first()).toContainText('249');
     await expect(profile.locator('svg[aria-label="Histogram of id"] rect').first()).toBeAttached();
+    await explorer(page).screenshot({ path: testInfo.outputPath('profile.png') });
   });
 
   await test.step('a view opens with its SQL', async () => {
@@ -208,5 +213,7 @@ test('the table explorer pages, sorts, filters and travels in time', async ({ pa
     await expect(explorer(page).locator('pre[aria-label="SQL in spark"]')).toContainText('SELECT id FROM events WHERE id > 200');
     await tab(page, 'Schema').click();
     await expect(explorer(page).locator('table[aria-label="Columns"]')).toContainText('long');
+    await tab(page, 'Overview').click();
+    await explorer(page).screenshot({ path: testInfo.outputPath('view.png') });
   });
 });

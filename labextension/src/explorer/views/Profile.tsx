@@ -56,8 +56,8 @@ export function Profile({ model }: { model: ExplorerModel }): JSX.Element {
       {profile && (
         <>
           <p className="jp-AIStorExplorer-note">
-            {countText(profile.rowCount)} rows; {profile.sample.complete ? 'every' : 'a sample of'} {countText(profile.sample.files)} files (
-            {countText(profile.sample.rows)} rows) read.
+            {countText(profile.rowCount)} rows. {profile.sample.complete ? 'Read in full' : 'Read a sample'}:{' '}
+            {countText(profile.sample.files)} data file{profile.sample.files === 1 ? '' : 's'}, {countText(profile.sample.rows)} rows.
           </p>
           <table className="jp-AIStorExplorer-table" aria-label="Column profile">
             <thead>
