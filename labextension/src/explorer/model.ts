@@ -4,7 +4,7 @@
  */
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { plainMessage } from '../errors';
+import { ApiError, plainMessage } from '../errors';
 import * as api from './api';
 import { RowsModel } from './gridModel';
 import { IRowsView } from './query';
@@ -88,7 +88,9 @@ export class ExplorerModel {
         this.preview = previewPages(this.loaded.details);
       }
     } catch (error) {
-      this.error = plainMessage(error);
+      // A 404: the table went away (dropped, renamed) since the panel listed it.
+      const gone = error instanceof ApiError && error.status === 404;
+      this.error = `${plainMessage(error)} ${gone ? 'Refresh the panel to see what is there now.' : 'Press Refresh to try again.'}`;
     }
     this.loading = false;
     this._changed.emit();

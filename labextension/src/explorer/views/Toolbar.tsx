@@ -59,7 +59,7 @@ export function Toolbar({ model }: { model: ExplorerModel }): JSX.Element {
       {busy && <progress className="jp-AIStorExplorer-busy" aria-label="Loading" />}
       {model.error && (
         <p className="jp-AIStorExplorer-error" role="alert">
-          {model.error} Check the name, then press Refresh.
+          {model.error}
         </p>
       )}
     </div>
