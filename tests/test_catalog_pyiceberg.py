@@ -196,6 +196,11 @@ def test_a_transform_that_does_not_fit_its_column_is_refused_at_update_spec(serv
     assert catalog.load_table(f"{namespace}.events").metadata_location == table.metadata_location
     status, _ = add_spec(2, "day")  # what fits passes
     assert status == 200 and catalog.load_table(f"{namespace}.events").spec().fields[0].transform == DayTransform()
+    status, error = catalog_call(server, "POST", path, {"requirements": [], "updates": [{
+        "action": "add-sort-order", "sort-order": {"order-id": 1, "fields": [
+            {"source-id": 1, "transform": "hour", "direction": "asc", "null-order": "nulls-first"}]}}]})
+    assert status == 400 and error["error"]["type"] == "ValidationException"
+    assert error["error"]["message"].startswith("Invalid source type long for transform: hour (sort field on column 'id')")
 
 
 def test_a_transform_that_does_not_fit_is_refused_through_the_table_create_command(server, catalog, namespace,
