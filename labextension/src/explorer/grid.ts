@@ -4,6 +4,7 @@
  * click.
  */
 import { BasicKeyHandler, BasicMouseHandler, BasicSelectionModel, CellRenderer, DataGrid, TextRenderer } from '@lumino/datagrid';
+import { Widget } from '@lumino/widgets';
 
 import { LOADING, RowsModel } from './gridModel';
 
@@ -103,7 +104,14 @@ export function createGrid(model: RowsModel, options: IGridOptions): DataGrid {
   // JupyterLab names the theme on <body> once its CSS is in: colors are read again then.
   const observer = new MutationObserver(paint);
   observer.observe(document.body, { attributes: true, attributeFilter: ['data-jp-theme-name', 'data-jp-theme-light'] });
-  grid.disposed.connect(() => observer.disconnect());
+  // The grid is a flex item under bars whose height changes (an error shown): Lumino only hears of
+  // resizes from its parents' layouts, so the node's own size changes are passed on.
+  const resized = new ResizeObserver(() => grid.processMessage(Widget.ResizeMessage.UnknownSize));
+  resized.observe(grid.node);
+  grid.disposed.connect(() => {
+    observer.disconnect();
+    resized.disconnect();
+  });
   // The keyboard starts on the first cell, so arrow keys move a visible cursor.
   grid.node.addEventListener('focus', () => {
     const selection = grid.selectionModel;
