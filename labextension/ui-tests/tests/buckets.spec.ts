@@ -1,9 +1,10 @@
 /**
  * Buckets in the panel against a real service: a bucket with a Delta table written by deltalake
- * in a cell, browsed like a file browser (the table's folder badged, "Open as table" opening the
- * explorer's tab); files uploaded by the file picker (a CSV and a multi-MB file) and by dropping
- * them, with progress; an object's details; a download whose bytes are the upload's; deletes after
- * a question saying how much goes. Screenshots of the panel and the bucket browser in the light and
+ * in a cell, browsed like a file browser (the table's folder badged, a long folder a page at a
+ * time, "Open as table" opening the explorer's tab, "Share…" starting a share of it); files
+ * uploaded by the file picker (a CSV and a multi-MB file) and by dropping them, with progress; an
+ * object's details and s3:// path; a download whose bytes are the upload's; deletes after a
+ * question saying how much goes. Screenshots of the panel and the bucket browser in the light and
  * dark theme, and an axe-core check of the panel.
  */
 import { expect, galata, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
@@ -65,6 +66,8 @@ test('buckets: browse, upload, download, delete and open a Delta table', async (
         's3 = boto3.client("s3")',
         'for name in ("a.txt", "b.txt", "deeper/c.txt"):',
         `    s3.put_object(Bucket="${BUCKET}", Key=f"scratch/{name}", Body=b"x")`,
+        'for i in range(201):  # one more than a page of the panel',
+        `    s3.put_object(Bucket="${BUCKET}", Key=f"many/{i:03}.txt", Body=b"")`,
         'print("made", deltalake.DeltaTable(f"s3://' + BUCKET + '/tables/people").version())'
       ].join('\n')
     );
@@ -77,6 +80,17 @@ test('buckets: browse, upload, download, delete and open a Delta table', async (
     await expect(row(page, `prefix:${BUCKET}/scratch/`)).toBeVisible();
     await expand(page, `prefix:${BUCKET}/tables/`);
     await expect(row(page, `prefix:${BUCKET}/tables/people/`).locator('.jp-AIStorLab-badge')).toHaveText('Delta');
+  });
+
+  await test.step('a long folder lists a page at a time: "Load more…" brings the rest', async () => {
+    await expand(page, `prefix:${BUCKET}/many/`);
+    await expect(row(page, `object:${BUCKET}/many/199.txt`)).toBeVisible();
+    await expect(row(page, `object:${BUCKET}/many/200.txt`)).toHaveCount(0);
+    await row(page, `more:${BUCKET}/many/`).click();
+    await expect(row(page, `object:${BUCKET}/many/200.txt`)).toBeVisible();
+    await expect(row(page, `more:${BUCKET}/many/`)).toHaveCount(0);
+    await expect(panel(page).locator(`.jp-AIStorLab-row[data-id^="object:${BUCKET}/many/"]`)).toHaveCount(201);
+    await row(page, `prefix:${BUCKET}/many/`).locator('.jp-AIStorLab-caret').click();
   });
 
   await test.step('a CSV and a 12 MiB file uploaded with the file picker, with progress', async () => {
@@ -115,6 +129,8 @@ test('buckets: browse, upload, download, delete and open a Delta table', async (
     await details(page).getByRole('button', { name: 'Download' }).click();
     const download = await downloading;
     expect(download.suggestedFilename()).toBe('big.bin');
+    await details(page).getByRole('button', { name: 'Copy s3:// path' }).click();
+    await expect(page.locator('.Toastify__toast', { hasText: `Copied s3://${BUCKET}/big.bin` })).toBeVisible();
     const saved = await download.path();
     expect(crypto.createHash('sha256').update(fs.readFileSync(saved!)).digest('hex')).toBe(
       crypto.createHash('sha256').update(BIG).digest('hex')
@@ -143,6 +159,18 @@ test('buckets: browse, upload, download, delete and open a Delta table', async (
     await row(page, `prefix:${BUCKET}/tables/people/`).click({ button: 'right' });
     await page.locator('.lm-Menu-item', { hasText: 'Open as table' }).click();
     await expect(page.locator(`[id="aistor-explorer:delta/${BUCKET}/tables%2Fpeople"]`)).toBeVisible();
+  });
+
+  await test.step('"Share…" on the Delta folder starts a share of it', async () => {
+    await page.sidebar.openTab('aistor-lab-panel');
+    await row(page, `prefix:${BUCKET}/tables/people/`).click({ button: 'right' });
+    await page.locator('.lm-Menu-item', { hasText: 'Share…' }).click();
+    await expect(page.locator('.jp-Dialog input[name="table"]')).toHaveValue(`people:delta:${BUCKET}:tables/people`);
+    await page.locator('.jp-Dialog input[name="share"]').fill('uibrowse-share');
+    await page.locator('.jp-Dialog input[name="schema"]').fill('hr');
+    await accept(page);
+    await row(page, 'share:uibrowse-share').click();
+    await expect(details(page).locator('[aria-label="Shared tables"]')).toContainText(`s3://${BUCKET}/tables/people`);
   });
 
   await test.step('deleting asks first: an object, then a folder with how many objects go', async () => {
