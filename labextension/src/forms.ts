@@ -6,6 +6,7 @@
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
+import { concernedField, IFormError } from './formErrors';
 import { tableNameProblem } from './nameRules';
 import { COLUMN_TYPES, columnsProblem, IColumn } from './schemaForm';
 
@@ -24,12 +25,6 @@ export interface IFieldSpec {
 }
 
 export type Values = Record<string, string>;
-
-/** Why a command refused a form's values: `field` names the field it concerns, if one does. */
-export interface IFormError {
-  message: string;
-  field?: string;
-}
 
 function labelled(spec: IFieldSpec, input: HTMLElement): HTMLElement {
   const label = document.createElement('label');
@@ -188,17 +183,6 @@ function fieldsProblem(fields: IFieldSpec[], values: Values): IFormError | null 
   return null;
 }
 
-/** The field an error message is about: the only checked field, or the one whose label's first
- * word the message names ("Share sales already exists" -> the Share field). */
-export function concernedField(fields: Pick<IFieldSpec, 'name' | 'label' | 'check'>[], message: string): string | undefined {
-  const checked = fields.filter(spec => spec.check);
-  if (checked.length === 1) {
-    return checked[0].name;
-  }
-  const text = message.toLowerCase();
-  return fields.find(spec => new RegExp(`\\b${spec.label.split(' ')[0].toLowerCase()}\\b`).test(text))?.name;
-}
-
 /**
  * Asks for values and hands them to `submit` (which runs the command and answers its error, or
  * null) until it succeeds or the user cancels. A failure opens the form again with what was typed
@@ -346,6 +330,12 @@ export function newTableProblem(table: INewTable): IFormError | null {
   return columns ? { message: columns } : null;
 }
 
+/** The fields of the "New table" form a refusal may be about (its columns have their own message). */
+const TABLE_FIELDS = [
+  { name: 'partition', label: 'Partition' },
+  { name: 'table', label: 'Table' }
+];
+
 /** The "New table" form, asked again with its values and the error until `submit` succeeds. */
 export async function askNewTable(
   namespace: string,
@@ -376,6 +366,6 @@ export async function askNewTable(
     if (!problem && message === null) {
       return table;
     }
-    error = problem ?? { message: message!, field: /partition/i.test(message!) ? 'partition' : undefined };
+    error = problem ?? { message: message!, field: concernedField(TABLE_FIELDS, message!) };
   }
 }
