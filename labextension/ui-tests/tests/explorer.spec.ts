@@ -216,4 +216,12 @@ test('the table explorer pages, sorts, filters and travels in time', async ({ pa
     await tab(page, 'Overview').click();
     await explorer(page).screenshot({ path: testInfo.outputPath('view.png') });
   });
+
+  await test.step('the tabs come back with the layout', async () => {
+    // Galata's readiness check waits for a Launcher, which a restored layout does not have.
+    await page.reload({ waitForIsReady: false });
+    await expect(explorer(page).locator('pre[aria-label="SQL in spark"]')).toContainText('SELECT id FROM events');
+    await page.activity.activateTab('events');
+    await expect(explorer(page).locator('[aria-label="Table facts"]')).toContainText('260');
+  });
 });
