@@ -7,6 +7,7 @@ from __future__ import annotations
 import mimetypes
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any, BinaryIO
 
 import boto3
@@ -112,6 +113,18 @@ class ObjectClient:
                 yield from entries
                 yield from page.get("CommonPrefixes", [])
 
+    def list_page(self, bucket: str, prefix: str = "", *, token: str | None = None, limit: int = 1000) -> dict:
+        """One page of ListObjectsV2 with the delimiter ``/``: ``Contents``, ``CommonPrefixes`` and,
+        when more follow, ``NextContinuationToken``."""
+        params = {"Bucket": bucket, "Prefix": prefix, "Delimiter": "/", "MaxKeys": limit,
+                  **({"ContinuationToken": token} if token else {})}
+        return self._call("list_objects_v2", **params)
+
+    def first_keys(self, bucket: str, prefix: str, count: int) -> list[str]:
+        """The first ``count`` keys under ``prefix`` (one request)."""
+        answer = self._call("list_objects_v2", Bucket=bucket, Prefix=prefix, MaxKeys=count)
+        return [entry["Key"] for entry in answer.get("Contents", [])]
+
     # -- objects ------------------------------------------------------------------------------
 
     def head(self, bucket: str, key: str, version_id: str | None = None) -> dict:
@@ -135,6 +148,30 @@ class ObjectClient:
     def upload_stream(self, stream: BinaryIO, bucket: str, key: str, progress: Progress | None = None) -> None:
         with s3_errors(self.config.endpoint):
             self.s3.upload_fileobj(stream, bucket, key, Callback=progress, Config=_TRANSFER)
+
+    def put(self, bucket: str, key: str, body: bytes) -> dict:
+        return self._call("put_object", Bucket=bucket, Key=key, Body=body)
+
+    def start_multipart(self, bucket: str, key: str) -> str:
+        return self._call("create_multipart_upload", Bucket=bucket, Key=key)["UploadId"]
+
+    def upload_part(self, bucket: str, key: str, upload_id: str, number: int, body: bytes) -> dict:
+        """One part; answers ``{"PartNumber", "ETag"}`` as ``complete_multipart`` takes them."""
+        etag = self._call("upload_part", Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=number,
+                          Body=body)["ETag"]
+        return {"PartNumber": number, "ETag": etag}
+
+    def complete_multipart(self, bucket: str, key: str, upload_id: str, parts: list[dict]) -> dict:
+        return self._call("complete_multipart_upload", Bucket=bucket, Key=key, UploadId=upload_id,
+                          MultipartUpload={"Parts": parts})
+
+    def abort_multipart(self, bucket: str, key: str, upload_id: str) -> None:
+        self._call("abort_multipart_upload", Bucket=bucket, Key=key, UploadId=upload_id)
+
+    def get(self, bucket: str, key: str) -> dict:
+        """GetObject's answer: ``Body`` (a stream to read in chunks and close), ``ContentLength``,
+        ``ContentType``..."""
+        return self._call("get_object", Bucket=bucket, Key=key)
 
     def open(self, bucket: str, key: str, version_id: str | None = None) -> BinaryIO:
         """A readable stream of the object (for a copy between two services)."""
@@ -229,3 +266,10 @@ class ObjectClient:
                        LifecycleConfiguration={"Rules": rules})
         else:
             self._call("delete_bucket_lifecycle", Bucket=bucket)
+
+
+@lru_cache(maxsize=8)
+def object_client(service: ServiceConfig) -> ObjectClient:
+    """One boto3 client a service, shared (boto3's clients are thread-safe): a recursive copy makes a
+    path for every file, and the panel asks on every click."""
+    return ObjectClient(service)

@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import aliases
 from ..client import AIStorClient, AIStorError, ServiceConfig, namespace_levels
+from ..token_state import with_states
 from .results import Fields, Message, Result, Rows, Sections, Text
 from .schema_text import SchemaTextError, parse_partition, parse_properties, parse_schema
 
@@ -312,9 +313,10 @@ def token_create(ctx: Context, args: argparse.Namespace) -> Result:
 
 
 def token_list(ctx: Context, args: argparse.Namespace) -> Result:
-    tokens = ctx.client.list_tokens(args.share)
-    rows = [[t["id"], t.get("description"), t.get("created"), t.get("expirationTime") or "never"] for t in tokens]
-    return Rows(["token id", "description", "created", "expires"], rows, data=tokens, empty="(no tokens)")
+    tokens = with_states(ctx.client.list_tokens(args.share))
+    rows = [[t["id"], t.get("description"), t.get("created"), t.get("expirationTime") or "never", t["state"]]
+            for t in tokens]
+    return Rows(["token id", "description", "created", "expires", "state"], rows, data=tokens, empty="(no tokens)")
 
 
 def token_remove(ctx: Context, args: argparse.Namespace) -> Result:

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from .. import aliases
 from ..client import ServiceConfig
-from ..objects import ObjectClient
+from ..objects import ObjectClient, object_client
 from .actions import Context, UsageError
 
 
@@ -27,7 +26,7 @@ class Remote:
 
     @property
     def store(self) -> ObjectClient:
-        return _client(self.service)
+        return object_client(self.service)
 
     def url(self, key: str | None = None) -> str:
         """How the path is shown: ``alias/bucket/key``, as it was written (``key``: another key)."""
@@ -49,12 +48,6 @@ class Remote:
     def directory(self) -> str:
         """The key's "directory": up to its last ``/`` (listings show keys relative to it, as mc does)."""
         return self.key[: self.key.rfind("/") + 1]
-
-
-@lru_cache(maxsize=8)
-def _client(service: ServiceConfig) -> ObjectClient:
-    """One boto3 client a service: a recursive copy makes a Remote for every file."""
-    return ObjectClient(service)
 
 
 @dataclass(frozen=True)

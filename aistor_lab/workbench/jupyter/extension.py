@@ -35,7 +35,7 @@ from ...settings import DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USER, parse_address
 from ...tls import Trust, trust_files
 from ..client import AIStorClient, AIStorError, ServiceError
 from ..service_config import ServiceConfig, delta_storage_options
-from . import handlers
+from . import handlers, store_handlers, transfer_handlers
 from .process import ServiceProcess
 from .supervisor import Supervisor
 
@@ -135,7 +135,7 @@ class AIStorLabApp(ExtensionApp):
             return None
 
     def initialize_handlers(self) -> None:
-        self.handlers.extend(handlers.routes())
+        self.handlers.extend(handlers.routes() + store_handlers.routes() + transfer_handlers.routes())
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
         if self.supervisor is None:

@@ -14,6 +14,7 @@ from tornado.ioloop import IOLoop
 from ..client import AIStorClient, AIStorError, ServiceError, ServiceUnreachable
 from ..commands.registry import HelpRequested, UsageError, execute, panel_front
 from ..explore.views import view_details
+from ..token_state import with_states
 from .panel import namespace_children, table_details
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ class ShareHandler(AIStorAPIHandler):
 class TokensHandler(AIStorAPIHandler):
     @web.authenticated
     async def get(self, share: str) -> None:
-        await self.answer(self.client.list_tokens, share)
+        await self.answer(lambda: with_states(self.client.list_tokens(share)))
 
 
 class CommandsHandler(AIStorAPIHandler):

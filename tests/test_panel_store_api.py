@@ -1,0 +1,247 @@
+"""The side panel's API for what the store holds, under a real Jupyter server (pytest-jupyter)
+attached to the test service: buckets and objects (pages, table detection, details, streamed upload
+and download, deletes), Delta tables in buckets, the search, token states, shared tables as a
+recipient sees them, and share entries checked when given. Data is written with boto3, deltalake and
+PyIceberg, as users write it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import threading
+import time
+import uuid
+
+import pandas as pd
+import pytest
+from deltalake import write_deltalake
+from pytest_jupyter.jupyter_server import *
+from tornado.httpclient import HTTPClientError
+
+from aistor_lab.workbench.jupyter.extension import kernel_environment
+from aistor_lab.workbench.service_config import ServiceConfig
+
+from .conftest import ROOT_PASSWORD, ROOT_USER
+
+EXPORTED = list(kernel_environment(ServiceConfig("http://x", "a", "b")))
+API_ROUTES = [
+    ("GET", "aistor-lab/api/buckets"),
+    ("GET", "aistor-lab/api/buckets/some-bucket/objects"),
+    ("DELETE", "aistor-lab/api/buckets/some-bucket/objects?key=k"),
+    ("GET", "aistor-lab/api/buckets/some-bucket/object?key=k"),
+    ("GET", "aistor-lab/api/buckets/some-bucket/download?key=k"),
+    ("PUT", "aistor-lab/api/buckets/some-bucket/upload?key=k"),
+]
+MiB = 1024 * 1024
+
+
+@pytest.fixture
+def jp_server_config(monkeypatch, server):
+    """Jupyter attached to the session's test service (the extension exports it to os.environ:
+    undone after each test)."""
+    for name in EXPORTED:
+        monkeypatch.delenv(name, raising=False)
+    return {"ServerApp": {"jpserver_extensions": {"aistor_lab": True}, "allow_root": True},
+            "AIStorLabApp": {"endpoint": server.endpoint, "default_warehouse": ""}}
+
+
+@pytest.fixture
+def run(jp_asyncio_loop):
+    return jp_asyncio_loop.run_until_complete
+
+
+@pytest.fixture
+def extension(jp_serverapp, run):
+    app = jp_serverapp.extension_manager.extension_points["aistor_lab"].app
+    run(app._start_jupyter_server_extension(jp_serverapp))
+    return app
+
+
+@pytest.fixture
+def api(run, jp_fetch, extension):
+    """GET/POST/... a panel route and answer its JSON."""
+    def call(path: str, method: str = "GET", body=None, **params):
+        raw = body if isinstance(body, bytes) else None if body is None else json.dumps(body)
+        response = run(jp_fetch(*path.split("/"), method=method, body=raw, params=params,
+                                allow_nonstandard_methods=True))
+        return json.loads(response.body)
+    return call
+
+
+@pytest.fixture
+def refused(run, jp_fetch, extension):
+    """The status and ``error`` of a request the panel must refuse."""
+    def call(path: str, method: str = "GET", body=None, **params) -> tuple[int, str]:
+        with pytest.raises(HTTPClientError) as failure:
+            run(jp_fetch(*path.split("/"), method=method, body=body, params=params, allow_nonstandard_methods=True))
+        return failure.value.code, json.loads(failure.value.response.body)["error"]
+    return call
+
+
+@pytest.fixture
+def storage(server):
+    return {"AWS_ENDPOINT_URL": server.endpoint, "AWS_ACCESS_KEY_ID": ROOT_USER,
+            "AWS_SECRET_ACCESS_KEY": ROOT_PASSWORD, "AWS_REGION": "us-east-1", "AWS_ALLOW_HTTP": "true"}
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+# -- buckets and objects ---------------------------------------------------------------------------
+
+
+def test_buckets_are_listed_with_their_warehouses_and_never_the_system_bucket(api, refused, s3, bucket):
+    listed = {b["name"]: b for b in api("aistor-lab/api/buckets")}
+    assert listed[bucket]["warehouse"] is False and listed[bucket]["created"].endswith("Z")
+    assert not any("aistor-system" in name for name in listed)
+    code, error = refused("aistor-lab/api/buckets/.aistor-system/objects")
+    assert code == 400 and "not a bucket name" in error
+    code, error = refused("aistor-lab/api/buckets/aistor-system/objects")
+    assert 400 <= code < 500 and error
+
+
+def test_a_prefix_is_listed_in_pages_with_its_tables_found(api, refused, s3, bucket, storage):
+    for i in range(5):
+        s3.put_object(Bucket=bucket, Key=f"files/f{i}.txt", Body=b"x" * i)
+    write_deltalake(f"s3://{bucket}/files/people", pd.DataFrame({"id": [1, 2]}), storage_options=storage)
+    s3.put_object(Bucket=bucket, Key="files/ice/metadata/00001-abc.metadata.json", Body=b"{}")
+    s3.put_object(Bucket=bucket, Key="files/ice/data/a.parquet", Body=b"")
+    s3.put_object(Bucket=bucket, Key="files/plain/readme.md", Body=b"")
+
+    first = api(f"aistor-lab/api/buckets/{bucket}/objects", prefix="files/", limit="4")
+    assert first["bucket"] == bucket and first["prefix"] == "files/" and first["table"] is None
+    assert first["nextToken"]
+    second = api(f"aistor-lab/api/buckets/{bucket}/objects", prefix="files/", limit="4",
+                 continuation=first["nextToken"])
+    assert second["nextToken"] is None
+    folders = {f["prefix"]: f["table"] for f in first["folders"] + second["folders"]}
+    assert folders == {"files/people/": "delta", "files/ice/": "iceberg", "files/plain/": None}
+    objects = first["objects"] + second["objects"]
+    assert [o["key"] for o in objects] == [f"files/f{i}.txt" for i in range(5)]
+    assert [o["size"] for o in objects] == list(range(5)) and all(o["etag"] and o["lastModified"] for o in objects)
+
+    table_root = api(f"aistor-lab/api/buckets/{bucket}/objects", prefix="files/people/")
+    assert table_root["table"] == "delta" and [f["prefix"] for f in table_root["folders"]] == ["files/people/_delta_log/"]
+
+    for limit in ("0", "1001", "many"):
+        assert refused(f"aistor-lab/api/buckets/{bucket}/objects", limit=limit)[0] == 400
+    code, error = refused("aistor-lab/api/buckets/no-such-bucket-here/objects")
+    assert code == 404 and "does not exist" in error
+
+
+def test_object_details(api, refused, s3, bucket):
+    s3.put_object(Bucket=bucket, Key="docs/a b.csv", Body=b"id\n1\n", ContentType="text/csv",
+                  Metadata={"owner": "data-team"})
+    details = api(f"aistor-lab/api/buckets/{bucket}/object", key="docs/a b.csv")
+    assert {k: details[k] for k in ("bucket", "key", "size", "contentType", "metadata", "storageClass")} == {
+        "bucket": bucket, "key": "docs/a b.csv", "size": 5, "contentType": "text/csv",
+        "metadata": {"owner": "data-team"}, "storageClass": "STANDARD"}
+    assert details["etag"] == s3.head_object(Bucket=bucket, Key="docs/a b.csv")["ETag"].strip('"')
+    assert refused(f"aistor-lab/api/buckets/{bucket}/object", key="docs/missing")[0] == 404
+    assert refused(f"aistor-lab/api/buckets/{bucket}/object")[0] == 400
+    assert refused(f"aistor-lab/api/buckets/{bucket}/object", key="bad\nkey")[0] == 400
+
+
+def test_upload_in_parts_then_download_the_same_bytes(api, run, jp_fetch, s3, bucket):
+    body = os.urandom(20 * MiB + 123)
+    done = api(f"aistor-lab/api/buckets/{bucket}/upload", "PUT", body, key="big/blob.bin")
+    assert done["size"] == len(body) and done["key"] == "big/blob.bin"
+    assert done["etag"].endswith("-3")  # three parts of 8 MiB at most: a multipart upload
+    small = api(f"aistor-lab/api/buckets/{bucket}/upload", "PUT", b"hello", key="small.txt")
+    assert small["size"] == 5 and "-" not in small["etag"]  # one PutObject
+    assert s3.get_object(Bucket=bucket, Key="small.txt")["Body"].read() == b"hello"
+
+    response = run(jp_fetch("aistor-lab", "api", "buckets", bucket, "download", params={"key": "big/blob.bin"}))
+    assert response.body == body
+    assert response.headers["Content-Disposition"].startswith('attachment; filename="blob.bin"')
+    assert s3.list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
+
+
+def test_an_upload_cut_off_leaves_no_parts_behind(extension, run, http_server_client, jp_http_port, jp_base_url,
+                                                  jp_auth_header, s3, bucket):
+    """The browser goes away after 10 MiB of 30: the multipart upload begun is aborted. The browser is
+    a thread; Jupyter's loop runs while the test waits on it."""
+    path = f"{jp_base_url}aistor-lab/api/buckets/{bucket}/upload?key=cut.bin"
+    part_seen = threading.Event()
+
+    def browser() -> None:
+        with socket.create_connection(("127.0.0.1", jp_http_port), timeout=20) as connection:
+            head = (f"PUT {path} HTTP/1.1\r\nHost: 127.0.0.1:{jp_http_port}\r\n"
+                    f"Authorization: {jp_auth_header['Authorization']}\r\nContent-Length: {30 * MiB}\r\n\r\n")
+            connection.sendall(head.encode() + os.urandom(10 * MiB))
+            part_seen.wait(30)
+
+    def uploads() -> list:
+        return s3.list_multipart_uploads(Bucket=bucket).get("Uploads", [])
+
+    async def until(predicate) -> bool:
+        deadline = time.monotonic() + 30
+        while not await asyncio.get_running_loop().run_in_executor(None, predicate):
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.1)
+        return True
+
+    thread = threading.Thread(target=browser)
+    thread.start()
+    try:
+        assert run(until(uploads))  # a part is on its way
+    finally:
+        part_seen.set()
+        thread.join()
+    assert run(until(lambda: not uploads()))
+    assert "Contents" not in s3.list_objects_v2(Bucket=bucket)
+
+
+def test_uploads_and_downloads_refuse_bad_names(refused, bucket):
+    assert refused(f"aistor-lab/api/buckets/{bucket}/upload", "PUT", b"x")[0] == 400
+    assert refused("aistor-lab/api/buckets/Bad_Bucket/upload", "PUT", b"x", key="k")[0] == 400
+    code, error = refused(f"aistor-lab/api/buckets/{bucket}/download", key="nothing-here")
+    assert code == 404 and error
+
+
+def test_delete_a_key_and_a_folder(api, refused, s3, bucket):
+    for key in ("keep.txt", "gone.txt", "dir/a", "dir/sub/b", "dirt"):
+        s3.put_object(Bucket=bucket, Key=key, Body=b"1")
+    assert api(f"aistor-lab/api/buckets/{bucket}/objects", "DELETE", key="gone.txt") == {"deleted": 1}
+    assert api(f"aistor-lab/api/buckets/{bucket}/objects", "DELETE", prefix="dir/") == {"deleted": 2}
+    left = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"])
+    assert left == ["dirt", "keep.txt"]
+    # not a folder, nothing named, or both named: refused, nothing deleted
+    for params in ({"prefix": "di"}, {"prefix": ""}, {}, {"key": "keep.txt", "prefix": "dir/"}):
+        assert refused(f"aistor-lab/api/buckets/{bucket}/objects", "DELETE", **params)[0] == 400
+    assert sorted(o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"]) == ["dirt", "keep.txt"]
+
+
+@pytest.mark.parametrize(("method", "path"), API_ROUTES)
+def test_every_route_refuses_requests_without_the_token(extension, http_server_client, jp_base_url, run,
+                                                        method, path):
+    body = b"x" if method == "PUT" else None
+    for headers in ({}, {"Authorization": "token not-the-token"}):
+        response = run(http_server_client.fetch(jp_base_url + path, method=method, body=body, raise_error=False,
+                                                headers=headers, allow_nonstandard_methods=True))
+        assert response.code == 403
+        assert b"minioadmin" not in response.body
+
+
+# -- token states ----------------------------------------------------------------------------------
+
+
+def test_tokens_show_their_state(api, bucket, storage):
+    share = unique("tokens")
+    write_deltalake(f"s3://{bucket}/t", pd.DataFrame({"id": [1]}), storage_options=storage)
+    api("aistor-lab/api/commands", "POST", {"argv": ["share", "create", share, "s", f"t:delta:{bucket}:t"]})
+    made = {}
+    for expires in ("1s", "2d", "30d", None):
+        argv = ["share", "token", "create", share] + (["--expires", expires] if expires else [])
+        made[expires] = api("aistor-lab/api/commands", "POST", {"argv": argv})["data"]["id"]
+    time.sleep(1.2)
+    states = {t["id"]: t["state"] for t in api(f"aistor-lab/api/shares/{share}/tokens")}
+    assert states == {made["1s"]: "expired", made["2d"]: "expiring", made["30d"]: "valid", made[None]: "valid"}
+    listed = api("aistor-lab/api/commands", "POST", {"argv": ["share", "token", "list", share]})
+    assert listed["text"].splitlines()[0].split()[-1] == "state"
+    rows = {line.split()[0]: line.split()[-1] for line in listed["text"].splitlines()[1:]}
+    assert rows == states
