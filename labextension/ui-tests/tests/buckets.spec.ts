@@ -173,6 +173,14 @@ test('buckets: browse, upload, download, delete and open a Delta table', async (
     await expect(details(page).locator('[aria-label="Shared tables"]')).toContainText(`s3://${BUCKET}/tables/people`);
   });
 
+  await test.step("files dropped on a folder's details are uploaded into it", async () => {
+    await page.sidebar.openTab('aistor-lab-panel');
+    await row(page, `prefix:${BUCKET}/scratch/`).click();
+    await dropFiles(page, '#aistor-lab-panel .jp-AIStorLab-details', [{ name: 'late.csv', text: 'x\n1\n' }]);
+    await expect(upload(page, 'scratch/late.csv')).toHaveClass(/jp-mod-done/);
+    await expect(row(page, `object:${BUCKET}/scratch/late.csv`)).toBeVisible();
+  });
+
   await test.step('deleting asks first: an object, then a folder with how many objects go', async () => {
     await page.sidebar.openTab('aistor-lab-panel');
     await row(page, `object:${BUCKET}/cities.csv`).click();
@@ -186,7 +194,7 @@ test('buckets: browse, upload, download, delete and open a Delta table', async (
 
     await row(page, `prefix:${BUCKET}/scratch/`).click();
     await details(page).getByRole('button', { name: 'Delete…' }).click();
-    await expect(page.locator('.jp-Dialog')).toContainText(`Delete 3 objects under s3://${BUCKET}/scratch/?`);
+    await expect(page.locator('.jp-Dialog')).toContainText(`Delete 4 objects under s3://${BUCKET}/scratch/?`);
     await accept(page);
     await expect(row(page, `prefix:${BUCKET}/scratch/`)).toHaveCount(0);
     await expect(row(page, `prefix:${BUCKET}/tables/`)).toBeVisible();
