@@ -33,6 +33,8 @@ API_ROUTES = [
     ("GET", "aistor-lab/api/buckets/some-bucket/object?key=k"),
     ("GET", "aistor-lab/api/buckets/some-bucket/download?key=k"),
     ("PUT", "aistor-lab/api/buckets/some-bucket/upload?key=k"),
+    ("GET", "aistor-lab/api/buckets/some-bucket/delta?path=t"),
+    ("GET", "aistor-lab/api/buckets/some-bucket/delta/rows?path=t"),
 ]
 MiB = 1024 * 1024
 
@@ -62,9 +64,9 @@ def extension(jp_serverapp, run):
 @pytest.fixture
 def api(run, jp_fetch, extension):
     """GET/POST/... a panel route and answer its JSON."""
-    def call(path: str, method: str = "GET", body=None, **params):
+    def call(route: str, method: str = "GET", body=None, **params):
         raw = body if isinstance(body, bytes) else None if body is None else json.dumps(body)
-        response = run(jp_fetch(*path.split("/"), method=method, body=raw, params=params,
+        response = run(jp_fetch(*route.split("/"), method=method, body=raw, params=params,
                                 allow_nonstandard_methods=True))
         return json.loads(response.body)
     return call
@@ -73,9 +75,9 @@ def api(run, jp_fetch, extension):
 @pytest.fixture
 def refused(run, jp_fetch, extension):
     """The status and ``error`` of a request the panel must refuse."""
-    def call(path: str, method: str = "GET", body=None, **params) -> tuple[int, str]:
+    def call(route: str, method: str = "GET", body=None, **params) -> tuple[int, str]:
         with pytest.raises(HTTPClientError) as failure:
-            run(jp_fetch(*path.split("/"), method=method, body=body, params=params, allow_nonstandard_methods=True))
+            run(jp_fetch(*route.split("/"), method=method, body=body, params=params, allow_nonstandard_methods=True))
         return failure.value.code, json.loads(failure.value.response.body)["error"]
     return call
 
@@ -225,6 +227,47 @@ def test_every_route_refuses_requests_without_the_token(extension, http_server_c
                                                 headers=headers, allow_nonstandard_methods=True))
         assert response.code == 403
         assert b"minioadmin" not in response.body
+
+
+# -- Delta tables ----------------------------------------------------------------------------------
+
+
+def test_delta_table_details_and_rows(api, refused, bucket, storage):
+    uri = f"s3://{bucket}/sales/orders"
+    first = pd.DataFrame({"id": [1, 2, 3], "region": ["eu", "us", "eu"], "amount": [10.5, 20.0, 30.25]})
+    write_deltalake(uri, first, partition_by=["region"], storage_options=storage)
+    write_deltalake(uri, pd.DataFrame({"id": [4, 2**60], "region": ["us", "eu"], "amount": [1.0, 2.0]}),
+                    mode="append", partition_by=["region"], storage_options=storage)
+
+    details = api(f"aistor-lab/api/buckets/{bucket}/delta", path="sales/orders")
+    assert (details["format"], details["location"], details["version"]) == ("delta", uri, 1)
+    assert [(f["name"], f["type"]) for f in details["schema"]["fields"]] == [
+        ("id", "long"), ("region", "string"), ("amount", "double")]
+    assert details["partitionColumns"] == ["region"] and details["rowCount"] == 5
+    assert details["fileCount"] == 4 and details["totalSizeBytes"] > 0
+    assert [h["version"] for h in details["history"]] == [1, 0]
+    assert details["history"][0]["operation"] == "WRITE"
+
+    rows_path = f"aistor-lab/api/buckets/{bucket}/delta/rows"
+    page = api(rows_path, path="sales/orders", sort="id:desc", limit="2")
+    assert [c["name"] for c in page["columns"]] == ["id", "region", "amount"]
+    assert page["rows"] == [[str(2**60), "eu", 2.0], [4, "us", 1.0]]  # beyond 2**53: exact text
+    assert (page["total"], page["snapshotId"], page["offset"], page["limit"]) == (5, "1", 0, 2)
+    second = api(rows_path, path="sales/orders", sort="id:desc", limit="2", offset="2")
+    assert [row[0] for row in second["rows"]] == [3, 2]
+
+    filtered = api(rows_path, path="sales/orders", filter="amount > 5 and region = 'eu'", sort="id")
+    assert filtered["rows"] == [[1, "eu", 10.5], [3, "eu", 30.25]] and filtered["total"] == 2
+    old = api(rows_path, path="sales/orders", version="0", sort="id")
+    assert [row[0] for row in old["rows"]] == [1, 2, 3] and old["snapshotId"] == "0"
+
+    for params in ({"filter": "amount >"}, {"filter": "nosuch = 1"}, {"sort": "nosuch"}, {"version": "7"},
+                   {"version": "latest"}, {"limit": "many"}, {"filter": "read_text('/etc/passwd') is not null"}):
+        code, error = refused(rows_path, path="sales/orders", **params)
+        assert code == 400 and error, params
+    code, error = refused(f"aistor-lab/api/buckets/{bucket}/delta", path="sales")
+    assert code == 404 and "no Delta table" in error
+    assert refused(f"aistor-lab/api/buckets/{bucket}/delta")[0] == 400
 
 
 # -- token states ----------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tornado import web
 
-from ..browse import buckets
+from ..browse import BadRequest, buckets, delta_tables
 from ..objects import ObjectClient, object_client
 from .handlers import API, AIStorAPIHandler
 
@@ -19,6 +19,12 @@ class StoreHandler(AIStorAPIHandler):
     def argument(self, name: str) -> str | None:
         """A query argument, None when absent (an empty value stays "")."""
         return self.get_argument(name, None)
+
+    def number(self, name: str, default: int) -> int:
+        text = self.get_argument(name, str(default))
+        if not text.isdigit():
+            raise BadRequest(f"{name} must be a whole number, got {text!r}")
+        return int(text)
 
 
 class BucketsHandler(StoreHandler):
@@ -49,9 +55,29 @@ class ObjectHandler(StoreHandler):
         await self.answer(buckets.object_details, self.objects, bucket, self.get_argument("key", ""))
 
 
+class DeltaHandler(StoreHandler):
+    @web.authenticated
+    async def get(self, bucket: str) -> None:
+        await self.answer(delta_tables.table_details, self.app.service, bucket, self.get_argument("path", ""))
+
+
+class DeltaRowsHandler(StoreHandler):
+    @web.authenticated
+    async def get(self, bucket: str) -> None:
+        def rows() -> dict:
+            return delta_tables.table_rows(
+                self.app.service, bucket, self.get_argument("path", ""), offset=self.number("offset", 0),
+                limit=self.number("limit", 100), sort=self.argument("sort"), filter_text=self.argument("filter"),
+                version=self.argument("version"))
+
+        await self.answer(rows)
+
+
 def routes() -> list[tuple[str, type[AIStorAPIHandler]]]:
     return [
         (f"{API}/buckets", BucketsHandler),
         (rf"{API}/buckets/([^/]+)/objects", ObjectsHandler),
         (rf"{API}/buckets/([^/]+)/object", ObjectHandler),
+        (rf"{API}/buckets/([^/]+)/delta", DeltaHandler),
+        (rf"{API}/buckets/([^/]+)/delta/rows", DeltaRowsHandler),
     ]
