@@ -20,7 +20,10 @@ from deltalake import write_deltalake
 from pytest_jupyter.jupyter_server import *
 from tornado.httpclient import HTTPClientError
 
+from aistor_lab.workbench.browse.search import search
+from aistor_lab.workbench.client import AIStorClient
 from aistor_lab.workbench.jupyter.extension import kernel_environment
+from aistor_lab.workbench.objects import object_client
 from aistor_lab.workbench.service_config import ServiceConfig
 
 from .conftest import ROOT_PASSWORD, ROOT_USER
@@ -35,6 +38,7 @@ API_ROUTES = [
     ("PUT", "aistor-lab/api/buckets/some-bucket/upload?key=k"),
     ("GET", "aistor-lab/api/buckets/some-bucket/delta?path=t"),
     ("GET", "aistor-lab/api/buckets/some-bucket/delta/rows?path=t"),
+    ("GET", "aistor-lab/api/search?q=a"),
 ]
 MiB = 1024 * 1024
 
@@ -268,6 +272,45 @@ def test_delta_table_details_and_rows(api, refused, bucket, storage):
     code, error = refused(f"aistor-lab/api/buckets/{bucket}/delta", path="sales")
     assert code == 404 and "no Delta table" in error
     assert refused(f"aistor-lab/api/buckets/{bucket}/delta")[0] == 400
+
+
+# -- search ----------------------------------------------------------------------------------------
+
+
+def test_search_finds_what_the_tree_has_not_opened(api, refused, server, bucket, storage):
+    word = uuid.uuid4().hex[:8]
+    client = AIStorClient(ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD))
+    warehouse = f"wh-{word}"
+    client.create_warehouse(warehouse)
+    client.create_namespace(warehouse, "sales")
+    client.create_namespace(warehouse, ["sales", "eu"])
+    schema = {"type": "struct", "schema-id": 0, "fields": [{"id": 1, "name": "id", "type": "long", "required": True}]}
+    client.create_table(warehouse, ["sales", "eu"], f"orders_{word}", schema)
+    client.create_table(warehouse, "sales", f"{word}", schema)
+    write_deltalake(f"s3://{bucket}/people", pd.DataFrame({"id": [1]}), storage_options=storage)
+    client.create_share(f"share-{word}", "hr", [f"people_{word}:delta:{bucket}:people"])
+
+    found = api("aistor-lab/api/search", q=word.upper())
+    assert found["complete"] is True and found["query"] == word.upper()
+    results = found["results"]
+    assert results[0] == {"kind": "table", "label": f"{warehouse}.sales.{word}", "warehouse": warehouse,
+                          "namespace": "sales", "table": word}  # the exact name first
+    assert {"kind": "table", "label": f"{warehouse}.sales.eu.orders_{word}", "warehouse": warehouse,
+            "namespace": "sales.eu", "table": f"orders_{word}"} in results  # two levels down, never opened
+    assert {"kind": "warehouse", "label": warehouse, "warehouse": warehouse} in results
+    assert {"kind": "share", "label": f"share-{word}", "share": f"share-{word}"} in results
+    assert {"kind": "shared-table", "label": f"share-{word}.hr.people_{word}", "share": f"share-{word}",
+            "schema": "hr", "table": f"people_{word}"} in results
+    assert {"kind": "bucket", "label": warehouse, "bucket": warehouse, "path": ""} in results
+    ranks = [r["label"].rsplit(".", 1)[-1].lower().startswith(word) for r in results]
+    assert ranks == sorted(ranks, reverse=True)  # names starting with the text before the others
+
+    assert api("aistor-lab/api/search", q=f"nothing-{word}") == {"query": f"nothing-{word}", "results": [],
+                                                                  "complete": True}
+    assert api("aistor-lab/api/search", q=word, limit="2")["results"] == results[:2]
+    assert refused("aistor-lab/api/search", q=" ")[0] == 400
+    cut = search(client, object_client(client.config), word, max_calls=2)
+    assert cut["complete"] is False
 
 
 # -- token states ----------------------------------------------------------------------------------

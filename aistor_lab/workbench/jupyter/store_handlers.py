@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tornado import web
 
-from ..browse import BadRequest, buckets, delta_tables
+from ..browse import BadRequest, buckets, delta_tables, search
 from ..objects import ObjectClient, object_client
 from .handlers import API, AIStorAPIHandler
 
@@ -73,9 +73,17 @@ class DeltaRowsHandler(StoreHandler):
         await self.answer(rows)
 
 
+class SearchHandler(StoreHandler):
+    @web.authenticated
+    async def get(self) -> None:
+        await self.answer(lambda: search.search(self.client, self.objects, self.get_argument("q", ""),
+                                                self.number("limit", 50)))
+
+
 def routes() -> list[tuple[str, type[AIStorAPIHandler]]]:
     return [
         (f"{API}/buckets", BucketsHandler),
+        (f"{API}/search", SearchHandler),
         (rf"{API}/buckets/([^/]+)/objects", ObjectsHandler),
         (rf"{API}/buckets/([^/]+)/object", ObjectHandler),
         (rf"{API}/buckets/([^/]+)/delta", DeltaHandler),
