@@ -1,4 +1,4 @@
-import { resultPlace, treePath } from '../src/search/reveal';
+import { resultName, resultPlace, treePath } from '../src/search/reveal';
 import { BUCKETS_ID, namespaceContentNodes, SHARES_ID, TreeModel, warehouseNodes, WAREHOUSES_ID } from '../src/treeModel';
 
 describe('search result -> tree path', () => {
@@ -21,7 +21,7 @@ describe('search result -> tree path', () => {
     for (const result of [
       { kind: 'namespace' as const, label: 'sales', warehouse: 'analytics', namespace: 'sales' },
       { kind: 'table' as const, label: 'orders', warehouse: 'analytics', namespace: 'sales', table: 'orders' },
-      { kind: 'view' as const, label: 'recent', warehouse: 'analytics', namespace: 'sales', table: 'recent' }
+      { kind: 'view' as const, label: 'analytics.sales.recent', warehouse: 'analytics', namespace: 'sales', view: 'recent' }
     ]) {
       const { ancestors, target } = treePath(result);
       expect([...ancestors, target].every(id => model.find(id))).toBe(true);
@@ -43,6 +43,14 @@ describe('search result -> tree path', () => {
       ancestors: [BUCKETS_ID, 'bucket:lake', 'prefix:lake/tables/'],
       target: 'prefix:lake/tables/people/'
     });
+  });
+
+  it('names a result by its own name', () => {
+    expect(resultName({ kind: 'table', label: 'w.a.b.o', warehouse: 'w', namespace: 'a.b', table: 'o' })).toBe('o');
+    expect(resultName({ kind: 'namespace', label: 'w.a.b', warehouse: 'w', namespace: 'a.b' })).toBe('b');
+    expect(resultName({ kind: 'view', label: 'w.a.v', warehouse: 'w', namespace: 'a', view: 'v' })).toBe('v');
+    expect(resultName({ kind: 'bucket', label: 'lake', bucket: 'lake', path: '' })).toBe('lake');
+    expect(resultName({ kind: 'bucket', label: 'p', bucket: 'lake', path: 'tables/p/' })).toBe('p');
   });
 
   it('says where a result is', () => {

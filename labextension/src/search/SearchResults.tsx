@@ -3,7 +3,7 @@
 import React from 'react';
 
 import { PanelController } from '../controller';
-import { resultPlace, SEARCH_KIND_LABELS, treePath } from './reveal';
+import { resultName, resultPlace, SEARCH_KIND_LABELS, treePath } from './reveal';
 import { ISearchResult } from './types';
 
 function Result(props: { result: ISearchResult; controller: PanelController }): JSX.Element {
@@ -20,9 +20,10 @@ function Result(props: { result: ISearchResult; controller: PanelController }): 
         data-kind={result.kind}
         onClick={choose}
         title={`Show ${result.label} in the tree`}
+        aria-label={`${SEARCH_KIND_LABELS[result.kind]} ${result.label}: show it in the tree`}
       >
         <span className="jp-AIStorLab-badge">{SEARCH_KIND_LABELS[result.kind]}</span>
-        <span className="jp-AIStorLab-label">{result.label}</span>
+        <span className="jp-AIStorLab-label">{resultName(result)}</span>
         {place && <small className="jp-AIStorLab-source">{place}</small>}
       </button>
     </li>

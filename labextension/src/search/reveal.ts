@@ -35,7 +35,7 @@ export function treePath(result: ISearchResult): ITreePath {
         WAREHOUSES_ID,
         warehouse,
         ...namespaceIds(result.warehouse!, result.namespace!),
-        `${result.kind}:${result.warehouse}/${result.namespace}/${result.table}`
+        `${result.kind}:${result.warehouse}/${result.namespace}/${resultName(result)}`
       ]);
     case 'share':
       return path([SHARES_ID, `share:${result.share}`]);
@@ -48,6 +48,25 @@ export function treePath(result: ISearchResult): ITreePath {
       ]);
     case 'bucket':
       return path([BUCKETS_ID, `bucket:${result.bucket}`, ...prefixIds(result.bucket!, result.path ?? '')]);
+  }
+}
+
+/** A result's own name: a table's, a namespace's last level, a bucket's folder. */
+export function resultName(result: ISearchResult): string {
+  switch (result.kind) {
+    case 'warehouse':
+      return result.warehouse!;
+    case 'namespace':
+      return result.namespace!.split('.').pop()!;
+    case 'table':
+    case 'shared-table':
+      return result.table!;
+    case 'view':
+      return result.view!;
+    case 'share':
+      return result.share!;
+    case 'bucket':
+      return result.path ? result.path.replace(/\/$/, '').split('/').pop()! : result.bucket!;
   }
 }
 

@@ -11,12 +11,14 @@ export type SearchKind =
 
 export interface ISearchResult {
   kind: SearchKind;
+  /** The whole name, dotted: `analytics.sales.orders`. */
   label: string;
   warehouse?: string;
   /** Dotted (`sales.eu`). */
   namespace?: string;
-  /** The table's or view's name. */
+  /** A table's name (also a shared table's). */
   table?: string;
+  view?: string;
   share?: string;
   schema?: string;
   bucket?: string;
