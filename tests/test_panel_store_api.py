@@ -39,6 +39,7 @@ API_ROUTES = [
     ("GET", "aistor-lab/api/buckets/some-bucket/delta?path=t"),
     ("GET", "aistor-lab/api/buckets/some-bucket/delta/rows?path=t"),
     ("GET", "aistor-lab/api/search?q=a"),
+    ("GET", "aistor-lab/api/shares/some-share/schemas/s/tables/t"),
 ]
 MiB = 1024 * 1024
 
@@ -311,6 +312,37 @@ def test_search_finds_what_the_tree_has_not_opened(api, refused, server, bucket,
     assert refused("aistor-lab/api/search", q=" ")[0] == 400
     cut = search(client, object_client(client.config), word, max_calls=2)
     assert cut["complete"] is False
+
+
+# -- shared tables ---------------------------------------------------------------------------------
+
+
+def test_a_shared_table_as_a_recipient_sees_it(api, refused, server, bucket, storage):
+    people = pd.DataFrame({"id": [1, 2, 3, 2**60], "name": ["ann", "bob", None, "big"], "team": ["a", "b", "a", "b"]})
+    write_deltalake(f"s3://{bucket}/people", people, partition_by=["team"], storage_options=storage)
+    share = unique("view")
+    client = AIStorClient(ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD))
+    client.create_share(share, "HR", [f"people:delta:{bucket}:people"])
+
+    seen = api(f"aistor-lab/api/shares/{share}/schemas/hr/tables/PEOPLE")
+    assert (seen["share"], seen["schema"], seen["table"], seen["kind"]) == (share, "HR", "people", "delta")
+    assert seen["source"] == f"s3://{bucket}/people" and seen["format"] == "parquet" and seen["version"] == 0
+    assert [(f["name"], f["type"]) for f in seen["schemaFields"]] == [("id", "long"), ("name", "string"),
+                                                                      ("team", "string")]
+    assert seen["partitionColumns"] == ["team"]
+    names = [c["name"] for c in seen["preview"]["columns"]]
+    rows = sorted((dict(zip(names, row, strict=True)) for row in seen["preview"]["rows"]), key=lambda r: str(r["id"]))
+    expected = [{"id": 1, "name": "ann", "team": "a"}, {"id": 2, "name": "bob", "team": "b"},
+                {"id": 3, "name": None, "team": "a"}, {"id": str(2**60), "name": "big", "team": "b"}]
+    assert rows == sorted(expected, key=lambda r: str(r["id"]))
+    # the read went through the sharing server as a recipient's: audited, with a token revoked since
+    assert {"query", "metadata"} <= {a["operation"] for a in seen["audit"]}
+    assert all(a["table"] == "people" and a["status"] == 200 for a in seen["audit"])
+    assert client.list_tokens(share) == []
+
+    code, error = refused(f"aistor-lab/api/shares/{share}/schemas/hr/tables/nobody")
+    assert code == 404 and "no table" in error
+    assert refused(f"aistor-lab/api/shares/no-{share}/schemas/hr/tables/people")[0] == 404
 
 
 # -- token states ----------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tornado import web
 
-from ..browse import BadRequest, buckets, delta_tables, search
+from ..browse import BadRequest, buckets, delta_tables, search, shared_view
 from ..objects import ObjectClient, object_client
 from .handlers import API, AIStorAPIHandler
 
@@ -80,10 +80,17 @@ class SearchHandler(StoreHandler):
                                                 self.number("limit", 50)))
 
 
+class SharedTableHandler(StoreHandler):
+    @web.authenticated
+    async def get(self, share: str, schema: str, table: str) -> None:
+        await self.answer(shared_view.shared_table, self.client, share, schema, table)
+
+
 def routes() -> list[tuple[str, type[AIStorAPIHandler]]]:
     return [
         (f"{API}/buckets", BucketsHandler),
         (f"{API}/search", SearchHandler),
+        (rf"{API}/shares/([^/]+)/schemas/([^/]+)/tables/([^/]+)", SharedTableHandler),
         (rf"{API}/buckets/([^/]+)/objects", ObjectsHandler),
         (rf"{API}/buckets/([^/]+)/object", ObjectHandler),
         (rf"{API}/buckets/([^/]+)/delta", DeltaHandler),
