@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+from nbconvert import HTMLExporter
 
 from aistor_lab.workbench.client import AIStorClient, ServiceConfig
 from aistor_lab.workbench.jupyter.extension import AIStorLabApp, kernel_environment
@@ -111,6 +112,13 @@ def test_chart_is_an_inline_png_readable_in_both_themes(name, tag, runner):
     # An opaque white card with dark text reads the same on JupyterLab's light and dark backgrounds.
     corners = image[[0, 0, -1, -1], [0, -1, 0, -1]]
     assert (corners >= 0.99).all(), corners
+
+
+@pytest.mark.parametrize("name", TUTORIALS)
+def test_exported_html_carries_the_charts(name, runner):
+    """JupyterLab's export to HTML (nbconvert): the charts travel inside the page, no files beside it."""
+    html, _ = HTMLExporter().from_notebook_node(runner.first_run(name))
+    assert len(re.findall(r'<img [^>]*src="data:image/png;base64,', html)) == len(CHARTS[name])
 
 
 @pytest.mark.parametrize("name", ["quickstart.ipynb", "lakehouse-in-10-minutes.ipynb"])
