@@ -83,8 +83,9 @@ test('the panel browses and acts on what the service holds', async ({ page }, te
 
   await test.step('the search finds a table and shows it in the tree', async () => {
     await panel(page).locator('.jp-AIStorLab-filter input').fill('orders');
-    const result = panel(page).locator('.jp-AIStorLab-result[data-kind="table"]', { hasText: 'orders' });
-    await expect(result).toContainText(`${WAREHOUSE} / sales`);
+    const result = panel(page)
+      .locator('.jp-AIStorLab-result[data-kind="table"]', { hasText: 'orders' })
+      .filter({ hasText: `${WAREHOUSE} / sales` });
     await result.click();
     await expect(row(page, `table:${WAREHOUSE}/sales/orders`)).toHaveAttribute('aria-selected', 'true');
     await expect(row(page, 'warehouse:analytics')).toBeVisible();
@@ -157,7 +158,10 @@ test('the panel browses and acts on what the service holds', async ({ page }, te
   await test.step('errors read in plain words', async () => {
     await panel(page).getByRole('button', { name: /^Create a warehouse/ }).click();
     await page.locator('.jp-Dialog input[name="name"]').fill(WAREHOUSE);
-    await accept(page);
+    await page.locator('.jp-Dialog .jp-mod-accept').click();
+    // The form opens again with the error next to the name; the panel says it too.
+    await expect(page.locator('.jp-Dialog .jp-AIStorLab-fieldError')).toContainText('already exists');
+    await page.locator('.jp-Dialog .jp-mod-reject').click();
     await expect(panel(page).locator('.jp-AIStorLab-error[role="alert"]')).toContainText('already exists');
   });
 
