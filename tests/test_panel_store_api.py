@@ -345,6 +345,51 @@ def test_a_shared_table_as_a_recipient_sees_it(api, refused, server, bucket, sto
     assert refused(f"aistor-lab/api/shares/no-{share}/schemas/hr/tables/people")[0] == 404
 
 
+# -- share entries checked when given --------------------------------------------------------------
+
+
+def test_share_entries_name_what_exists(api, refused, server, bucket, storage):
+    """The workbench's share commands refuse entries naming what does not exist; a Delta path in an
+    existing bucket is accepted with a warning (the table may be written after). Other clients of the
+    admin API (mc) get the same findings as warnings."""
+    word = uuid.uuid4().hex[:8]
+    client = AIStorClient(ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD))
+    warehouse = f"wh-{word}"
+    client.create_warehouse(warehouse)
+    client.create_namespace(warehouse, "sales")
+    schema = {"type": "struct", "schema-id": 0, "fields": [{"id": 1, "name": "id", "type": "long", "required": True}]}
+    client.create_table(warehouse, "sales", "orders", schema)
+    write_deltalake(f"s3://{bucket}/people", pd.DataFrame({"id": [1]}), storage_options=storage)
+    share = unique("checked")
+
+    def command(*argv: str):
+        return "aistor-lab/api/commands", "POST", json.dumps({"argv": list(argv)})
+
+    for spec, missing in ((f"t:uniform:nowhere-{word}:sales:orders", f"warehouse 'nowhere-{word}' does not exist"),
+                          (f"t:uniform:{warehouse}:nope:orders", "namespace 'nope' does not exist"),
+                          (f"t:uniform:{warehouse}:sales:nope", "Iceberg table sales.nope does not exist"),
+                          (f"t:delta:nobucket-{word}:people", f"bucket 'nobucket-{word}' does not exist")):
+        code, error = refused(*command("share", "create", share, "s", spec))
+        assert code == 404 and missing in error, (spec, error)
+    assert refused(f"aistor-lab/api/shares/{share}")[0] == 404  # nothing was created
+
+    created = api("aistor-lab/api/commands", "POST", {"argv": [
+        "share", "create", share, "s", f"orders:uniform:{warehouse}:sales:orders", f"people:delta:{bucket}:people",
+        f"later:delta:{bucket}:not/yet"]})
+    assert created["data"]["warnings"] == [
+        (f"table 'later': s3://{bucket}/not/yet holds no Delta table yet (no _delta_log/); recipients get an error "
+         "until one is written there")]
+    assert created["text"].splitlines()[1].startswith("Warning: table 'later'")
+    code, error = refused(*command("share", "update", share, "--add", f"s:gone:uniform:{warehouse}:sales:gone"))
+    assert code == 404 and "sales.gone does not exist" in error
+    assert len(api(f"aistor-lab/api/shares/{share}")["schemas"][0]["tables"]) == 3
+
+    # mc's clients name tables before they exist: accepted, with the findings as warnings
+    other = client.create_share(unique("lenient"), "s", [f"t:uniform:nowhere-{word}:sales:orders"])
+    assert other["warnings"] == [f"table 't': warehouse 'nowhere-{word}' does not exist"]
+    assert "warnings" not in client.create_share(unique("fine"), "s", [f"p:delta:{bucket}:people"])
+
+
 # -- token states ----------------------------------------------------------------------------------
 
 

@@ -3,11 +3,12 @@ the audit log (what ``aistor table share ...`` drives, as ``mc table share ...``
 
     GET    /shares                        list shares                           admin:DeltaSharingListShares
     POST   /shares                        create {"name", "schema", "tables": ["NAME:delta:BUCKET:PATH" |
-                                          "NAME:uniform:WAREHOUSE:NAMESPACE:TABLE", ...], "description"}
+                                          "NAME:uniform:WAREHOUSE:NAMESPACE:TABLE", ...], "description",
+                                          "requireExisting"}
                                                                                 admin:DeltaSharingCreateShare
     GET    /shares/{share}                info: schemas, tables, kinds, locations  admin:DeltaSharingGetShare
     PATCH  /shares/{share}                update {"add": ["SCHEMA:NAME:delta|uniform:..."],
-                                          "remove": ["SCHEMA/TABLE"], "description"}
+                                          "remove": ["SCHEMA/TABLE"], "description", "requireExisting"}
                                                                                 admin:DeltaSharingUpdateShare
     DELETE /shares/{share}                remove, with its tokens and clients   admin:DeltaSharingDeleteShare
     GET    /shares/{share}/tokens         list tokens (no secrets)              admin:DeltaSharingListTokens
@@ -26,6 +27,9 @@ Signed and authorized like the IAM admin API (iam_handlers.py); errors are ``{"c
 with the sharing error codes (RESOURCE_DOES_NOT_EXIST, INVALID_PARAMETER_VALUE, ...).
 Putting tables in a share (create, update --add) also needs the caller's own read rights on each
 table (sharing/creator_rights.py); without them: 403 AccessDenied naming the missing permission.
+What each entry names is then looked up (sharing/entry_checks.py): what is missing is listed in the
+answer's ``warnings``, or with ``"requireExisting": true`` refused (404), a Delta path without a
+``_delta_log/`` in an existing bucket excepted (a warning still).
 These routes must come before iam_handlers' catch-all for unknown admin paths.
 """
 
@@ -36,7 +40,9 @@ from typing import Any
 
 from ..iam import IAMError
 from ..sharing.creator_rights import CreatorRights
+from ..sharing.entry_checks import EntryChecks, checked
 from ..sharing.errors import InvalidParameter, PermissionDenied, SharingError
+from ..sharing.shares import TableSpec
 from .iam_handlers import PREFIX, Actions, AdminHandler, Fields
 
 LIST_SHARES = "admin:DeltaSharingListShares"
@@ -76,9 +82,17 @@ class ShareAdminHandler(AdminHandler):
     def sharing(self):
         return self.services.sharing
 
-    def creator_rights(self) -> CreatorRights:
-        """Vets the tables the caller puts in a share: only tables it may read itself."""
-        return CreatorRights(self.services.iam, self.services.catalog, self.access_key)
+    def vet(self, body: dict, warnings: list[str]) -> Callable[[TableSpec], None]:
+        """Vets the tables the caller puts in a share: only tables it may read itself; then looks up what
+        each names (entry_checks.py): its findings join ``warnings``, or with ``requireExisting`` refuse
+        what does not exist."""
+        rights = CreatorRights(self.services.iam, self.services.catalog, self.access_key)
+        checks = EntryChecks(self.services.store, self.services.catalog)
+        return checked(rights, checks, bool(body.get("requireExisting")), warnings)
+
+
+def _with_warnings(info: dict, warnings: list[str]) -> dict:
+    return {**info, "warnings": warnings} if warnings else info
 
 
 class SharesHandler(ShareAdminHandler):
@@ -88,11 +102,14 @@ class SharesHandler(ShareAdminHandler):
     async def post(self) -> None:
         def create() -> dict:
             body = self.json_object()
-            return self.sharing.shares.create(body.get("name"), body.get("schema"), body.get("tables") or [],
-                                              body.get("description") or "", vet=self.creator_rights()).info()
+            warnings: list[str] = []
+            share = self.sharing.shares.create(body.get("name"), body.get("schema"), body.get("tables") or [],
+                                               body.get("description") or "", vet=self.vet(body, warnings))
+            return _with_warnings(share.info(), warnings)
 
         await self.serve([CREATE_SHARE], create, status=201,
-                         body={"name": str, "schema": str, "tables": list, "description": str})
+                         body={"name": str, "schema": str, "tables": list, "description": str,
+                               "requireExisting": bool})
 
 
 class ShareHandler(ShareAdminHandler):
@@ -102,10 +119,13 @@ class ShareHandler(ShareAdminHandler):
     async def patch(self, share: str) -> None:
         def update() -> dict:
             body = self.json_object()
-            return self.sharing.shares.update(share, add=body.get("add") or [], remove=body.get("remove") or [],
-                                              description=body.get("description"), vet=self.creator_rights()).info()
+            warnings: list[str] = []
+            changed = self.sharing.shares.update(share, add=body.get("add") or [], remove=body.get("remove") or [],
+                                                 description=body.get("description"), vet=self.vet(body, warnings))
+            return _with_warnings(changed.info(), warnings)
 
-        await self.serve([UPDATE_SHARE], update, body={"add": list, "remove": list, "description": str})
+        await self.serve([UPDATE_SHARE], update,
+                         body={"add": list, "remove": list, "description": str, "requireExisting": bool})
 
     async def delete(self, share: str) -> None:
         await self.serve([DELETE_SHARE], lambda: self.sharing.remove_share(share))

@@ -280,10 +280,14 @@ class AIStorClient:
     def list_shares(self) -> list[dict]:
         return self.admin_call("GET", "/shares")
 
-    def create_share(self, name: str, schema: str, tables: list[str], description: str = "") -> dict:
+    def create_share(self, name: str, schema: str, tables: list[str], description: str = "",
+                     require_existing: bool = False) -> dict:
         """``tables`` are specs as ``mc table share`` takes them: ``NAME:delta:BUCKET:PATH`` or
-        ``NAME:uniform:WAREHOUSE:NAMESPACE:TABLE``."""
-        body = {"name": name, "schema": schema, "tables": tables, "description": description}
+        ``NAME:uniform:WAREHOUSE:NAMESPACE:TABLE``. What they name that does not exist comes back in
+        ``warnings``; with ``require_existing``, such a table is refused (a Delta path without a table
+        yet, in an existing bucket, is still a warning)."""
+        body = {"name": name, "schema": schema, "tables": tables, "description": description,
+                **({"requireExisting": True} if require_existing else {})}
         return self.admin_call("POST", "/shares", body)
 
     def get_share(self, name: str) -> dict:
@@ -291,9 +295,11 @@ class AIStorClient:
         return self.admin_call("GET", f"/shares/{_segment(name)}")
 
     def update_share(self, name: str, add: Sequence[str] = (), remove: Sequence[str] = (),
-                     description: str | None = None) -> dict:
-        """``add``: ``SCHEMA:NAME:delta|uniform:...`` specs; ``remove``: ``SCHEMA/TABLE`` names."""
-        body: dict[str, Any] = {"add": list(add), "remove": list(remove)}
+                     description: str | None = None, require_existing: bool = False) -> dict:
+        """``add``: ``SCHEMA:NAME:delta|uniform:...`` specs (checked as ``create_share`` checks them);
+        ``remove``: ``SCHEMA/TABLE`` names."""
+        body: dict[str, Any] = {"add": list(add), "remove": list(remove),
+                                **({"requireExisting": True} if require_existing else {})}
         if description is not None:
             body["description"] = description
         return self.admin_call("PATCH", f"/shares/{_segment(name)}", body)

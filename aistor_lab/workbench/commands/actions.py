@@ -257,20 +257,25 @@ def share_info_result(info: dict) -> Result:
     return Text(share_tree(info), info, table)
 
 
+def _warned(message: str, info: dict) -> str:
+    """A share change's message, and what the service warns about the tables it names."""
+    return "\n".join([message] + [f"Warning: {warning}" for warning in info.get("warnings") or []])
+
+
 def share_create(ctx: Context, args: argparse.Namespace) -> Result:
-    info = ctx.client.create_share(args.share, args.schema, args.tables, args.description)
+    info = ctx.client.create_share(args.share, args.schema, args.tables, args.description, require_existing=True)
     message = f"Share '{info['name']}' created with {_plural(len(args.tables), 'table')} in schema '{args.schema}'."
-    return Message(message, info)
+    return Message(_warned(message, info), info)
 
 
 def share_update(ctx: Context, args: argparse.Namespace) -> Result:
     if not (args.add or args.remove or args.description is not None):
         raise UsageError("nothing to change: give --add, --remove or --description")
-    info = ctx.client.update_share(args.share, args.add, args.remove, args.description)
+    info = ctx.client.update_share(args.share, args.add, args.remove, args.description, require_existing=True)
     changes = [f"added {_plural(len(args.add), 'table')}"] if args.add else []
     changes += [f"removed {_plural(len(args.remove), 'table')}"] if args.remove else []
     changes += ["description changed"] if args.description is not None else []
-    return Message(f"Share '{info['name']}' updated: {', '.join(changes)}.", info)
+    return Message(_warned(f"Share '{info['name']}' updated: {', '.join(changes)}.", info), info)
 
 
 def share_list(ctx: Context, args: argparse.Namespace) -> Result:
