@@ -30,7 +30,7 @@ from aistor_lab.workbench.jupyter.process import ServiceProcess
 from aistor_lab.workbench.sample_data import default_data_dir
 
 from .conftest import ROOT_PASSWORD, ROOT_USER
-from .notebook_support import cell_tagged, chart_tags, output_text, pixels, pngs
+from .notebook_support import cell_tagged, chart_tags, output_text, pixels, pngs, tags
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 # The charts each tutorial draws, by the tags of their cells.
@@ -112,6 +112,15 @@ def test_chart_is_an_inline_png_readable_in_both_themes(name, tag, runner):
     # An opaque white card with dark text reads the same on JupyterLab's light and dark backgrounds.
     corners = image[[0, 0, -1, -1], [0, -1, 0, -1]]
     assert (corners >= 0.99).all(), corners
+
+
+@pytest.mark.parametrize("name", TUTORIALS)
+def test_cells_show_no_noise(name, runner):
+    """Nothing on stderr (the JVM's warnings stay in its log) and no `DataFrame[]` of a DDL statement."""
+    noisy = [(tags(cell), output.get("text") or output.data["text/plain"])
+             for cell in code_cells(runner.first_run(name)) for output in cell.outputs
+             if output.get("name") == "stderr" or "DataFrame[" in output.get("data", {}).get("text/plain", "")]
+    assert not noisy
 
 
 @pytest.mark.parametrize("name", TUTORIALS)
