@@ -100,7 +100,7 @@ def test_notebook_runs_top_to_bottom(name, runner):
     assert not [out for cell in cells for out in cell.outputs if out.output_type == "error"]
 
 
-@pytest.mark.parametrize(("name", "tag"), [(name, tag) for name, tags in CHARTS.items() for tag in tags])
+@pytest.mark.parametrize(("name", "tag"), [(name, tag) for name, charts in CHARTS.items() for tag in charts])
 def test_chart_is_an_inline_png_readable_in_both_themes(name, tag, runner):
     charts = pngs(runner.first_run(name), tag)
     assert len(charts) == 1, f"{name}: the cell {tag!r} should draw one chart"
