@@ -13,10 +13,13 @@ import socket
 import threading
 import time
 import uuid
+from decimal import Decimal
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
+from pyiceberg.catalog import load_catalog as pyiceberg_catalog
 from pytest_jupyter.jupyter_server import *
 from tornado.httpclient import HTTPClientError
 
@@ -26,7 +29,7 @@ from aistor_lab.workbench.jupyter.extension import kernel_environment
 from aistor_lab.workbench.objects import object_client
 from aistor_lab.workbench.service_config import ServiceConfig
 
-from .conftest import ROOT_PASSWORD, ROOT_USER
+from .conftest import ROOT_PASSWORD, ROOT_USER, seed_catalog_properties
 
 EXPORTED = list(kernel_environment(ServiceConfig("http://x", "a", "b")))
 API_ROUTES = [
@@ -343,6 +346,26 @@ def test_a_shared_table_as_a_recipient_sees_it(api, refused, server, bucket, sto
     code, error = refused(f"aistor-lab/api/shares/{share}/schemas/hr/tables/nobody")
     assert code == 404 and "no table" in error
     assert refused(f"aistor-lab/api/shares/no-{share}/schemas/hr/tables/people")[0] == 404
+
+
+def test_a_shared_iceberg_table_as_a_recipient_sees_it(api, server):
+    word = uuid.uuid4().hex[:8]
+    warehouse = f"wh-{word}"
+    client = AIStorClient(ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD))
+    client.create_warehouse(warehouse)
+    client.create_namespace(warehouse, "sales")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("amount", pa.decimal128(10, 2))])
+    table = pyiceberg_catalog("direct", **seed_catalog_properties(server, warehouse)).create_table(
+        "sales.orders", schema=schema)
+    table.append(pa.table({"id": [1, 2], "amount": [Decimal("1.50"), Decimal("20.00")]}, schema=schema))
+    share = unique("ice")
+    client.create_share(share, "s", [f"orders:uniform:{warehouse}:sales:orders"])
+
+    seen = api(f"aistor-lab/api/shares/{share}/schemas/s/tables/orders")
+    assert (seen["kind"], seen["source"]) == ("uniform", f"{warehouse}:sales:orders")
+    assert [(f["name"], f["type"]) for f in seen["schemaFields"]] == [("id", "long"), ("amount", "decimal(10,2)")]
+    assert sorted(seen["preview"]["rows"]) == [[1, "1.50"], [2, "20.00"]]  # decimals as their exact text
+    assert {a["operation"] for a in seen["audit"]} >= {"query"}
 
 
 # -- share entries checked when given --------------------------------------------------------------
