@@ -28,6 +28,8 @@ function section(model: ExplorerModel, name: string, render: () => JSX.Element |
     </UseSignal>
   );
   widget.addClass('jp-AIStorExplorer-section-panel');
+  // A section scrolls: the keyboard can scroll it even when it holds no control.
+  widget.node.tabIndex = 0;
   widget.title.label = name;
   return widget;
 }

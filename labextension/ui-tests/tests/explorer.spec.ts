@@ -225,3 +225,69 @@ test('the table explorer pages, sorts, filters and travels in time', async ({ pa
     await expect(explorer(page).locator('[aria-label="Table facts"]')).toContainText('260');
   });
 });
+
+test('the explorer shows a Delta table by version and a shared table as its recipient sees it', async ({ page }) => {
+  const BUCKET = 'explorelake';
+  await test.step('deltalake writes two versions; a share offers the table', async () => {
+    await page.notebook.createNew('explorer-delta.ipynb');
+    const made = await runCell(
+      page,
+      0,
+      [
+        '%load_ext aistor_lab',
+        `%aistor mb ${BUCKET}`,
+        'import deltalake, pyarrow as pa',
+        `uri = "s3://${BUCKET}/tables/people"`,
+        'deltalake.write_deltalake(uri, pa.table({"id": [1, 2, 3], "name": ["ada", "bob", "cyd"]}))',
+        'deltalake.write_deltalake(uri, pa.table({"id": [4, 5], "name": ["dee", "eve"]}), mode="append")',
+        'print("version", deltalake.DeltaTable(uri).version())',
+        `%aistor share create exploreshare lake people:delta:${BUCKET}:tables/people`
+      ].join('\n')
+    );
+    expect(made).toContain('version 1');
+  });
+
+  await test.step('"Open as table" on the Delta folder shows its versions; an older one its rows', async () => {
+    await showPanel(page);
+    await expand(page, `bucket:${BUCKET}`);
+    await expand(page, `prefix:${BUCKET}/tables/`);
+    await row(page, `prefix:${BUCKET}/tables/people/`).click({ button: 'right' });
+    const current = page.waitForResponse(r => r.url().includes('/delta/rows?') && !r.url().includes('version='));
+    await page.locator('.lm-Menu-itemLabel', { hasText: 'Open as table' }).click();
+    await expect(explorer(page).locator('[aria-label="Table facts"]')).toContainText('Delta Lake');
+    expect((await (await current).json()).rows).toHaveLength(5);
+    await tab(page, 'History').click();
+    const versions = explorer(page).locator('[aria-label="Versions"] button');
+    await expect(versions).toHaveCount(2);
+    const older = page.waitForResponse(r => r.url().includes('/delta/rows?') && r.url().includes('version=0'));
+    await versions.filter({ hasText: 'v0' }).click();
+    const answer = await (await older).json();
+    expect(answer.rows.map((r: unknown[]) => r[1]).sort()).toEqual(['ada', 'bob', 'cyd']);
+    await expect(explorer(page).locator('[aria-label="Chosen version"]')).toContainText('Version 0');
+    await noSeriousAxeViolations(page);
+  });
+
+  await test.step('the deltalake cell reads that version', async () => {
+    await explorer(page).getByRole('button', { name: 'Insert deltalake cell' }).click();
+    await expect.poll(() => page.notebook.getCellTextInput(1)).toContain('version=0');
+    await page.notebook.runCell(1);
+    const output = ((await page.notebook.getCellTextOutput(1)) ?? []).join('\n');
+    expect(output).toContain('cyd');
+    expect(output).not.toContain('eve');
+  });
+
+  await test.step('the shared table opens as its recipient sees it', async () => {
+    await showPanel(page);
+    await expand(page, 'share:exploreshare');
+    await expand(page, 'schema:exploreshare/lake');
+    await row(page, 'shared-table:exploreshare/lake/people').click();
+    await row(page, 'shared-table:exploreshare/lake/people').dblclick();
+    await expect(explorer(page).locator('[aria-label="Shared table facts"]')).toContainText('exploreshare.lake.people');
+    await expect(explorer(page).locator('table[aria-label="Shared schema"]')).toContainText('name');
+    await tab(page, 'Preview').click();
+    await expect(explorer(page).locator('.jp-AIStorExplorer-status')).toContainText('5 rows');
+    await tab(page, 'Versions and audit').click();
+    await expect(explorer(page).locator('section[aria-label="Audit"]')).toBeVisible();
+    await noSeriousAxeViolations(page);
+  });
+});
