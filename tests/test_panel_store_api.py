@@ -167,6 +167,12 @@ def test_upload_in_parts_then_download_the_same_bytes(api, run, jp_fetch, s3, bu
     response = run(jp_fetch("aistor-lab", "api", "buckets", bucket, "download", params={"key": "big/blob.bin"}))
     assert response.body == body
     assert response.headers["Content-Disposition"].startswith('attachment; filename="blob.bin"')
+    assert response.headers["Content-Type"] == "application/octet-stream"
+    s3.put_object(Bucket=bucket, Key="pages/évite.html", Body=b"<script>1</script>", ContentType="text/html")
+    page = run(jp_fetch("aistor-lab", "api", "buckets", bucket, "download", params={"key": "pages/évite.html"}))
+    assert page.headers["Content-Type"] == "application/octet-stream"  # saved, never shown as a page
+    assert page.headers["Content-Disposition"] == (
+        "attachment; filename=\"_vite.html\"; filename*=UTF-8''%C3%A9vite.html")
     assert s3.list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
 
 

@@ -51,13 +51,16 @@ class DownloadHandler(_ObjectsHandler):
             self.fail(exc)
             return
         body = answer["Body"]
+        # Always plain bytes to save, whatever type the object claims: never a page of this origin.
+        content_type = "application/octet-stream"
         try:
+            self.set_header("Content-Type", content_type)
             self.set_header("Content-Length", str(answer["ContentLength"]))
             self.set_header("Content-Disposition", _attachment(key))
             while chunk := await run(None, body.read, CHUNK):
                 self.write(chunk)
                 await self.flush()  # waits for the browser: no more than a chunk is held here
-            self.finish(set_content_type=answer.get("ContentType") or "application/octet-stream")
+            self.finish(set_content_type=content_type)
         except StreamClosedError:
             pass  # the browser went away
         finally:
