@@ -5,7 +5,7 @@
  */
 import { expect, galata, test } from '@jupyterlab/galata';
 
-import { details, panel, row, runCell, showPanel } from './lab';
+import { details, panel, panelViolations, row, runCell, showPanel } from './lab';
 
 const WAREHOUSE = 'uisearch';
 const TABLE = `table:${WAREHOUSE}/lab.deep/needle_orders`;
@@ -39,6 +39,7 @@ test('search: finds an unexpanded table and says when nothing matches', async ({
     const result = panel(page).locator('.jp-AIStorLab-result[data-kind="table"]', { hasText: 'needle_orders' });
     await expect(result).toContainText(`${WAREHOUSE} / lab.deep`);
     await expect(result).toContainText('table');
+    expect(await panelViolations(page)).toEqual([]);
     await result.click();
     await expect(search).toHaveValue('');
     await expect(row(page, TABLE)).toHaveAttribute('aria-selected', 'true');
@@ -85,4 +86,5 @@ test('the tree takes the keyboard as an ARIA tree does', async ({ page }) => {
   await expect(analytics).toHaveAttribute('aria-selected', 'true');
   await expect(analytics).toHaveAttribute('aria-expanded', 'true');
   await expect(panel(page).locator('.jp-AIStorLab-details h2')).toHaveText('analytics');
+  expect(await panelViolations(page)).toEqual([]);
 });
