@@ -103,15 +103,17 @@ export function registerBucketCommands(app: JupyterFrontEnd, controller: PanelCo
       if (!node) {
         return;
       }
-      let question = `Delete ${s3Path(node)}?`;
-      if (node.kind === 'prefix') {
-        const { count, complete } = await countObjects(node.bucket!, node.key!);
-        question = `Delete ${complete ? '' : 'more than '}${count} object${count === 1 ? '' : 's'} under ${s3Path(node)}?`;
-      }
-      if (!(await confirm('Delete', question, 'Delete'))) {
-        return;
-      }
       try {
+        let question = `Delete ${s3Path(node)}?`;
+        if (node.kind === 'prefix') {
+          const { count, complete } = await controller.act(`Counting the objects under ${s3Path(node)}…`, () =>
+            countObjects(node.bucket!, node.key!)
+          );
+          question = `Delete ${complete ? '' : 'more than '}${count} object${count === 1 ? '' : 's'} under ${s3Path(node)}?`;
+        }
+        if (!(await confirm('Delete', question, 'Delete'))) {
+          return;
+        }
         const { deleted } = await controller.act(`Deleting ${s3Path(node)}…`, () => deleteObjects(node.bucket!, node.key!),
           [parentId(node)]);
         Notification.success(`${deleted} object${deleted === 1 ? '' : 's'} deleted.`, { autoClose: 3000 });
