@@ -24,13 +24,19 @@ const volatile = (page: IJupyterLabPageFixture) => [
   details(page).locator('dd')
 ];
 
-/** Drops files on an element as the desktop would: a drop event carrying a DataTransfer of them. */
-async function dropFiles(page: IJupyterLabPageFixture, selector: string, files: { name: string; text: string }[]) {
+/** Drops files on an element as the desktop would: a drop event carrying a DataTransfer of them
+ * (a file of `size` zero bytes, or of `text`). */
+async function dropFiles(
+  page: IJupyterLabPageFixture,
+  selector: string,
+  files: { name: string; text?: string; size?: number }[]
+) {
   await page.evaluate(
     ([target, dropped]) => {
       const transfer = new DataTransfer();
       for (const file of dropped) {
-        transfer.items.add(new File([file.text], file.name, { type: 'text/csv' }));
+        const body = file.size ? new Uint8Array(file.size) : file.text!;
+        transfer.items.add(new File([body], file.name, { type: file.size ? 'application/octet-stream' : 'text/csv' }));
       }
       const element = document.querySelector(target)!;
       for (const type of ['dragenter', 'dragover', 'drop']) {
@@ -109,14 +115,16 @@ test('buckets: browse, upload, download, delete and open a Delta table', async (
     expect(await bar.getAttribute('max')).toBe(String(BIG.length));
   });
 
-  await test.step('files dropped on a folder row are uploaded into it', async () => {
+  await test.step('files dropped on a folder row are uploaded into it: a CSV and a 9 MiB file', async () => {
     await dropFiles(page, `.jp-AIStorLab-row[data-id="prefix:${BUCKET}/tables/"]`, [
       { name: 'dropped.csv', text: 'a,b\n1,2\n' },
-      { name: 'also.csv', text: 'c\n3\n' }
+      { name: 'dropped.bin', size: 9 * 1024 * 1024 }
     ]);
     await expect(upload(page, 'tables/dropped.csv')).toHaveClass(/jp-mod-done/);
-    await expect(upload(page, 'tables/also.csv')).toHaveClass(/jp-mod-done/);
+    await expect(upload(page, 'tables/dropped.bin')).toHaveClass(/jp-mod-done/);
+    await expect(upload(page, 'tables/dropped.bin')).toContainText('uploaded · 9.0 MiB');
     await expect(row(page, `object:${BUCKET}/tables/dropped.csv`)).toBeVisible();
+    await expect(row(page, `object:${BUCKET}/tables/dropped.bin`)).toBeVisible();
   });
 
   await test.step("an object's details; its download has the uploaded bytes", async () => {
