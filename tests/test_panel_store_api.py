@@ -162,7 +162,9 @@ def test_upload_in_parts_then_download_the_same_bytes(api, run, jp_fetch, s3, bu
     assert done["etag"].endswith("-3")  # three parts of 8 MiB at most: a multipart upload
     small = api(f"aistor-lab/api/buckets/{bucket}/upload", "PUT", b"hello", key="small.txt")
     assert small["size"] == 5 and "-" not in small["etag"]  # one PutObject
-    assert s3.get_object(Bucket=bucket, Key="small.txt")["Body"].read() == b"hello"
+    stored = s3.get_object(Bucket=bucket, Key="small.txt")
+    assert stored["Body"].read() == b"hello" and stored["ContentType"] == "text/plain"  # typed by its name
+    assert s3.head_object(Bucket=bucket, Key="big/blob.bin")["ContentType"] == "application/octet-stream"
 
     response = run(jp_fetch("aistor-lab", "api", "buckets", bucket, "download", params={"key": "big/blob.bin"}))
     assert response.body == body

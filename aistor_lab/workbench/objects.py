@@ -149,11 +149,11 @@ class ObjectClient:
         with s3_errors(self.config.endpoint):
             self.s3.upload_fileobj(stream, bucket, key, Callback=progress, Config=_TRANSFER)
 
-    def put(self, bucket: str, key: str, body: bytes) -> dict:
-        return self._call("put_object", Bucket=bucket, Key=key, Body=body)
+    def put(self, bucket: str, key: str, body: bytes, content_type: str = "application/octet-stream") -> dict:
+        return self._call("put_object", Bucket=bucket, Key=key, Body=body, ContentType=content_type)
 
-    def start_multipart(self, bucket: str, key: str) -> str:
-        return self._call("create_multipart_upload", Bucket=bucket, Key=key)["UploadId"]
+    def start_multipart(self, bucket: str, key: str, content_type: str = "application/octet-stream") -> str:
+        return self._call("create_multipart_upload", Bucket=bucket, Key=key, ContentType=content_type)["UploadId"]
 
     def upload_part(self, bucket: str, key: str, upload_id: str, number: int, body: bytes) -> dict:
         """One part; answers ``{"PartNumber", "ETag"}`` as ``complete_multipart`` takes them."""

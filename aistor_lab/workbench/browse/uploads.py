@@ -5,6 +5,7 @@ behind."""
 
 from __future__ import annotations
 
+import mimetypes
 import threading
 
 from ..objects import ObjectClient
@@ -20,6 +21,8 @@ class StreamedUpload:
     def __init__(self, objects: ObjectClient, bucket: str, key: str, part_size: int = PART_SIZE):
         self.objects, self.bucket, self.key = objects, check_bucket(bucket), check_key(key)
         self.part_size = part_size
+        # As `aistor cp` does: the type the key's extension names, so a CSV is served as text/csv.
+        self.content_type = mimetypes.guess_type(self.key)[0] or "application/octet-stream"
         self.size = 0
         self._buffer = bytearray()
         self._upload_id: str | None = None
@@ -42,7 +45,7 @@ class StreamedUpload:
             if self._aborted:
                 return
             if self._upload_id is None:
-                self._upload_id = self.objects.start_multipart(self.bucket, self.key)
+                self._upload_id = self.objects.start_multipart(self.bucket, self.key, self.content_type)
             upload_id = self._upload_id
         self._parts.append(self.objects.upload_part(self.bucket, self.key, upload_id, len(self._parts) + 1, part))
 
@@ -50,7 +53,7 @@ class StreamedUpload:
         """The object written: ``{bucket, key, size, etag}``."""
         rest, self._buffer = bytes(self._buffer), bytearray()
         if self._upload_id is None:
-            answer = self.objects.put(self.bucket, self.key, rest)
+            answer = self.objects.put(self.bucket, self.key, rest, self.content_type)
         else:
             if rest:
                 self.send(rest)
