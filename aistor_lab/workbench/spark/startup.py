@@ -10,6 +10,7 @@ JVM's output where PySpark sends it.
 
 from __future__ import annotations
 
+import atexit
 import os
 import subprocess
 import tempfile
@@ -90,3 +91,5 @@ def launch_jvm(conf: Mapping[str, str], verbose: bool) -> None:
                                   f"Run again with verbose=True (or {VERBOSE_ENV}=1) to see all of it.") from exc
     SparkContext._ensure_initialized(gateway=gateway)
     _jvm_log = log
+    # Kept while the JVM runs (to read after a failed job); a failed start keeps it for the user.
+    atexit.register(log.unlink, missing_ok=True)
