@@ -147,10 +147,16 @@ function DeltaTimeline(props: { model: ExplorerModel; details: IDeltaDetails; in
   );
 }
 
+/** Records of the sharing server (audit entries, versions): what happened first, then the rest. */
+const FIRST = ['time', 'timestamp', 'version', 'operation', 'status', 'files', 'rows'];
+
 function records(label: string, entries: Record<string, unknown>[], empty: string): JSX.Element {
-  const columns = [...new Set(entries.flatMap(entry => Object.keys(entry)))];
+  const keys = [...new Set(entries.flatMap(entry => Object.keys(entry)))];
+  const columns = [...FIRST.filter(key => keys.includes(key)), ...keys.filter(key => !FIRST.includes(key))];
+  const cell = (key: string, value: unknown) =>
+    (key === 'time' || key === 'timestamp') && value ? timeText(value as string | number) : valueText(value ?? '');
   return (
-    <Table label={label} columns={columns} rows={entries.map(entry => columns.map(c => valueText(entry[c] ?? '')))} empty={empty} />
+    <Table label={label} columns={columns} rows={entries.map(entry => columns.map(c => cell(c, entry[c])))} empty={empty} nowrap />
   );
 }
 
@@ -185,7 +191,11 @@ export function Timeline(props: { model: ExplorerModel; insert: Insert }): JSX.E
     case 'shared':
       return (
         <>
-          <Section title="Versions">{records('Shared versions', loaded.details.versions ?? [], 'The sharing server lists no versions for this table.')}</Section>
+          <Section title="Versions">
+            {loaded.details.versions
+              ? records('Shared versions', loaded.details.versions, 'No versions.')
+              : <p className="jp-AIStorExplorer-note">Recipients read version {loaded.details.version ?? 'unknown'}.</p>}
+          </Section>
           <Section title="Audit">{records('Audit entries', loaded.details.audit, 'No recipient has read this table yet.')}</Section>
         </>
       );

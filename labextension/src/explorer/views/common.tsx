@@ -23,12 +23,19 @@ export function Properties({ properties }: { properties: Record<string, string> 
   );
 }
 
-export function Table(props: { label: string; columns: string[]; rows: React.ReactNode[][]; empty: string }): JSX.Element {
+export function Table(props: {
+  label: string;
+  columns: string[];
+  rows: React.ReactNode[][];
+  empty: string;
+  /** Cells on one line (log-like records: ids and times are not to be broken). */
+  nowrap?: boolean;
+}): JSX.Element {
   if (!props.rows.length) {
     return <p className="jp-AIStorExplorer-note">{props.empty}</p>;
   }
   return (
-    <table className="jp-AIStorExplorer-table" aria-label={props.label}>
+    <table className={`jp-AIStorExplorer-table${props.nowrap ? ' jp-mod-nowrap' : ''}`} aria-label={props.label}>
       <thead>
         <tr>
           {props.columns.map(column => (
