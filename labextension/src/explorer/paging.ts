@@ -14,11 +14,6 @@ export class PageCache {
     return this._generation;
   }
 
-  /** The row count the server gave, or null when it did not count. */
-  get total(): number | null {
-    return this._total;
-  }
-
   /** How many rows there are, when known: the server's total, or where a short page ended. */
   get known(): number | null {
     return this._total ?? this._end;
@@ -51,17 +46,6 @@ export class PageCache {
     this._wanted.delete(page);
     this._wanted.add(page);
     return true;
-  }
-
-  /** The pages a viewport of rows `first..last` needs and does not have. */
-  pagesFor(first: number, last: number): number[] {
-    const pages: number[] = [];
-    for (let page = this.pageOf(Math.max(0, first)); page <= this.pageOf(Math.max(0, last)); page++) {
-      if (!this._pages.has(page) && !this._pending.has(page) && !this.pastEnd(page)) {
-        pages.push(page);
-      }
-    }
-    return pages;
   }
 
   /** The `max` most recently wanted pages, marked as being fetched; older wishes are forgotten. */

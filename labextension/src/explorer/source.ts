@@ -22,19 +22,6 @@ export function sourceId(source: ExplorerSource): string {
   return `${ID_PREFIX}${[source.kind, ...values].map(encodeURIComponent).join('/')}`;
 }
 
-/** The source an id stands for, or null (a restored layout may name one this version cannot read). */
-export function sourceFromId(id: string): ExplorerSource | null {
-  if (!id.startsWith(ID_PREFIX)) {
-    return null;
-  }
-  const [kind, ...values] = id.slice(ID_PREFIX.length).split('/').map(decodeURIComponent);
-  const fields = FIELDS[kind as ExplorerSource['kind']];
-  if (!fields || values.length !== fields.length) {
-    return null;
-  }
-  return { kind, ...Object.fromEntries(fields.map((field, i) => [field, values[i]])) } as ExplorerSource;
-}
-
 /** The tab's title: the table's own name. */
 export function sourceTitle(source: ExplorerSource): string {
   switch (source.kind) {
