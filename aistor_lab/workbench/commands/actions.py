@@ -202,6 +202,14 @@ def table_preview(ctx: Context, args: argparse.Namespace) -> Result:
     return Rows(arrow.column_names, [list(r.values()) for r in records], data=records, empty="(no rows)")
 
 
+def table_import(ctx: Context, args: argparse.Namespace) -> Result:
+    from ..table_import import import_table  # pyarrow and PyIceberg load only when asked
+
+    data = import_table(ctx.client, args.warehouse, args.namespace, args.table, args.source)
+    return Message(f"Table '{data['namespace']}.{args.table}' created in warehouse '{args.warehouse}' with "
+                   f"{_plural(data['rows'], 'row')} of {args.source}.", data)
+
+
 def table_delete(ctx: Context, args: argparse.Namespace) -> Result:
     ctx.client.delete_table(args.warehouse, args.namespace, args.table, purge=args.purge)
     return Message(f"Table '{_dotted(args.namespace)}.{args.table}' deleted from warehouse '{args.warehouse}'.")

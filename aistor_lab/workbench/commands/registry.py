@@ -229,6 +229,10 @@ COMMANDS: list[Command] = [
                 arg("--as-of", metavar="TIMESTAMP",
                     help="the snapshot current at this time: ISO 8601 (2024-05-01T12:00:00Z) or epoch ms"),
             ]),
+    Command("table import", "create an Iceberg table from a CSV, TSV, Parquet or JSON-lines file", do.table_import, [
+        WAREHOUSE, NAMESPACE, TABLE,
+        arg("source", metavar="SOURCE", help="s3://BUCKET/KEY (an object of the service) or a local file"),
+    ]),
     Command("table delete", "delete a table", do.table_delete,
             [WAREHOUSE, NAMESPACE, TABLE, arg("--purge", action="store_true", help="delete its files too")],
             aliases=("rm",)),
