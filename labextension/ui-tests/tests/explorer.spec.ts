@@ -79,7 +79,13 @@ test('the table explorer pages, sorts, filters and travels in time', async ({ pa
         `    "default-namespace": ["${NS}"],`,
         '    "representations": [{"type": "sql", "sql": "SELECT id FROM events WHERE id > 200", "dialect": "spark"}]}}',
         `AIStorClient.from_env().catalog_call("POST", "/${WAREHOUSE}/namespaces/${NS}/views", view)`,
-        'print("view made")'
+        'print("view made")',
+        'from pyiceberg.types import StringType',
+        `evolving = load_catalog("${WAREHOUSE}").create_table("${NS}.evolving", schema=events.schema())`,
+        'with evolving.update_schema() as update:',
+        '    update.add_column("note", StringType(), doc="free text")',
+        'with evolving.update_schema() as update:',
+        '    update.rename_column("name", "label")'
       ].join('\n')
     );
     expect(written).toContain('rows: 260');
@@ -215,6 +221,19 @@ test('the table explorer pages, sorts, filters and travels in time', async ({ pa
     await expect(explorer(page).locator('table[aria-label="Columns"]')).toContainText('long');
     await tab(page, 'Overview').click();
     await explorer(page).screenshot({ path: testInfo.outputPath('view.png') });
+  });
+
+  await test.step('the schema history says what changed', async () => {
+    await showPanel(page);
+    await row(page, `table:${WAREHOUSE}/${NS}/evolving`).click({ button: 'right' });
+    await page.locator('.lm-Menu-itemLabel', { hasText: /^Open$/ }).click();
+    await tab(page, 'Schema').click();
+    await expect(explorer(page).locator('table[aria-label="Columns"]')).toContainText('free text');
+    const history = explorer(page).locator('ol[aria-label="Schema history"]');
+    await expect(history).toContainText('added note');
+    await expect(history).toContainText('renamed label');
+    await explorer(page).screenshot({ path: testInfo.outputPath('schema-history.png') });
+    await noSeriousAxeViolations(page);
   });
 
   await test.step('the tabs come back with the layout', async () => {

@@ -25,9 +25,18 @@ function Fields({ fields, label }: { fields: IField[]; label: string }): JSX.Ele
   );
 }
 
+/** `added note (id 3): string`, `renamed label (id 2): name → label`, `removed x (id 4): was long`. */
 function changeText(change: ISchemaChange): string {
-  const fromTo = change.from !== undefined || change.to !== undefined ? `: ${valueText(change.from)} → ${valueText(change.to)}` : '';
-  return `${change.change} ${change.path} (id ${change.fieldId})${fromTo}`;
+  const has = (value: unknown) => value !== undefined && value !== null;
+  const detail =
+    has(change.from) && has(change.to)
+      ? `: ${valueText(change.from)} → ${valueText(change.to)}`
+      : has(change.to)
+        ? `: ${valueText(change.to)}`
+        : has(change.from)
+          ? `: was ${valueText(change.from)}`
+          : '';
+  return `${change.change} ${change.path} (id ${change.fieldId})${detail}`;
 }
 
 export function Schema({ loaded }: { loaded: Loaded }): JSX.Element {
