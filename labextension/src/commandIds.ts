@@ -22,5 +22,6 @@ export const CommandIDs = {
   copyS3Path: 'aistor-lab:copy-s3-path',
   deleteObjects: 'aistor-lab:delete-objects',
   openDeltaTable: 'aistor-lab:open-delta-table',
-  shareDeltaTable: 'aistor-lab:share-delta-table'
+  shareDeltaTable: 'aistor-lab:share-delta-table',
+  importTable: 'aistor-lab:import-table'
 } as const;

@@ -1,4 +1,13 @@
-import { baseName, bucketNodes, listingId, listingNodes, s3Path, uploadPrefix, uploadTargetId } from '../src/buckets/listing';
+import {
+  baseName,
+  bucketNodes,
+  listingId,
+  listingNodes,
+  s3Path,
+  tableNameOf,
+  uploadPrefix,
+  uploadTargetId
+} from '../src/buckets/listing';
 import { IObjectListing } from '../src/buckets/types';
 import { BUCKETS_ID, parentId, TreeModel } from '../src/treeModel';
 
@@ -93,5 +102,13 @@ describe('bucket listing nodes', () => {
       'prefix:lake/raw/'
     ]);
     expect(listingId('lake', '')).toBe('bucket:lake');
+  });
+});
+
+describe('the table a file becomes', () => {
+  it('is named after the file, in the characters a table name takes', () => {
+    expect(tableNameOf('in/Customer List.csv')).toBe('customer_list');
+    expect(tableNameOf('orders.parquet')).toBe('orders');
+    expect(tableNameOf('2024-sales.jsonl')).toBe('t_2024_sales');
   });
 });

@@ -1,25 +1,31 @@
 /**
  * The store's actions on the selected bucket, folder or object: upload (a file picker; dropping
  * files does the same), download, copy its s3:// path, delete (after a question that says how
- * much goes), and for a Delta table's folder "Open as table" and "Share…".
+ * much goes), for a Delta table's folder "Open as table" and "Share…", and for a CSV, TSV, Parquet
+ * or JSON-lines object "New table from this file…" (`aistor table import`).
  */
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { Clipboard, Notification } from '@jupyterlab/apputils';
 
+import { listWarehouses } from '../api';
 import { CommandIDs } from '../commandIds';
 import { PanelController } from '../controller';
-import { confirm } from '../forms';
+import { askUntilDone, confirm } from '../forms';
+import { namespaceProblem, tableNameProblem } from '../nameRules';
 import { ITreeNode, NodeKind, parentId } from '../treeModel';
 import { deleteObjects } from './api';
 import { countObjects } from './count';
 import { uploadInto } from './drop';
-import { baseName, s3Path } from './listing';
+import { baseName, s3Path, tableNameOf } from './listing';
 import { downloadObject } from './transfer';
 
 /** A Delta table's folder as its path in the bucket, without the trailing slash. */
 function deltaPath(node: ITreeNode): string {
   return node.key!.replace(/\/$/, '');
 }
+
+/** The files `aistor table import` reads. */
+const IMPORTABLE = /\.(csv|tsv|parquet|jsonl|json)$/i;
 
 /** Asks for files with the browser's picker; an empty list when the user cancels. */
 function pickFiles(): Promise<File[]> {
@@ -122,6 +128,48 @@ export function registerBucketCommands(app: JupyterFrontEnd, controller: PanelCo
       }
     }
   });
+  const importable = () => {
+    const node = selected('object');
+    return node && IMPORTABLE.test(node.key!) ? node : null;
+  };
+  commands.addCommand(CommandIDs.importTable, {
+    label: 'New table from this file…',
+    caption: 'Create an Iceberg table with the columns and rows of this CSV, TSV, Parquet or JSON-lines file',
+    isEnabled: () => !!importable(),
+    isVisible: () => !!importable(),
+    execute: async () => {
+      const node = importable();
+      if (!node) {
+        return;
+      }
+      const warehouses = await controller.act('Listing warehouses…', listWarehouses).catch(() => null);
+      if (!warehouses?.length) {
+        Notification.warning(warehouses ? 'Create a warehouse first: the new table goes into one.' : controller.error ?? '',
+          { autoClose: 6000 });
+        return;
+      }
+      const source = s3Path(node);
+      const values = await askUntilDone(`New table from ${baseName(node.key!)}`, [
+        { name: 'warehouse', label: 'Warehouse', options: warehouses,
+          value: [node.bucket!, controller.status?.warehouse].find(name => name && warehouses.includes(name)) ?? warehouses[0] },
+        { name: 'namespace', label: 'Namespace', value: 'default', check: namespaceProblem, help: 'Created if missing' },
+        { name: 'table', label: 'Table', value: tableNameOf(node.key!), check: tableNameProblem }
+      ], 'Create', async ({ warehouse, namespace, table }) => {
+        try {
+          await controller.run(`Creating table ${namespace}.${table} from ${source}…`,
+            ['table', 'import', warehouse, namespace, table, source], [`warehouse:${warehouse}`]);
+          return null;
+        } catch {
+          return controller.error ?? 'The import failed.';
+        }
+      });
+      if (values) {
+        const { warehouse, namespace, table } = values;
+        Notification.success(`Table ${namespace}.${table} created from ${source}.`, { autoClose: 3000 });
+        await commands.execute(CommandIDs.openExplorer, { source: { kind: 'iceberg', warehouse, namespace, table } });
+      }
+    }
+  });
   commands.addCommand(CommandIDs.openDeltaTable, {
     label: 'Open as table',
     caption: 'Open this Delta table in the table explorer (read-only)',
@@ -155,7 +203,7 @@ export function registerBucketCommands(app: JupyterFrontEnd, controller: PanelCo
 export const STORE_ACTIONS: Partial<Record<NodeKind, string[]>> = {
   bucket: [CommandIDs.uploadObjects, CommandIDs.copyS3Path],
   prefix: [CommandIDs.shareDeltaTable, CommandIDs.uploadObjects, CommandIDs.copyS3Path, CommandIDs.deleteObjects],
-  object: [CommandIDs.downloadObject, CommandIDs.copyS3Path, CommandIDs.deleteObjects]
+  object: [CommandIDs.importTable, CommandIDs.downloadObject, CommandIDs.copyS3Path, CommandIDs.deleteObjects]
 };
 
 /** The right-click menus of store rows: their actions, "Open as table" first on a Delta folder. */

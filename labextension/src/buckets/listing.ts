@@ -27,6 +27,12 @@ export function baseName(key: string): string {
   return trimmed.slice(trimmed.lastIndexOf('/') + 1);
 }
 
+/** A table name made of a file's name: `in/Customer List.csv` -> `customer_list`, `2024.csv` -> `t_2024`. */
+export function tableNameOf(key: string): string {
+  const name = baseName(key).replace(/\.[^.]*$/, '').toLowerCase().replace(/[^a-z0-9_]+/g, '_');
+  return /^[a-z_]/.test(name) ? name : `t_${name}`;
+}
+
 /** The id of the node that lists `prefix` of `bucket` (the bucket itself for ''). */
 export function listingId(bucket: string, prefix: string): string {
   return prefix ? `prefix:${bucket}/${prefix}` : `bucket:${bucket}`;

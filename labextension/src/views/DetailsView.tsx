@@ -29,7 +29,8 @@ const ACTIONS: Partial<Record<ITreeNode['kind'], string[]>> = {
 };
 
 function Actions({ node, commands }: { node: ITreeNode; commands: CommandRegistry }): JSX.Element | null {
-  const ids = ACTIONS[node.kind] ?? [];
+  // A command that does not apply to this node (Share… of a plain folder) is left out.
+  const ids = (ACTIONS[node.kind] ?? []).filter(id => commands.isVisible(id));
   const kinds = snippetKinds(node);
   const [kind, setKind] = useState<SnippetKind>(kinds[0]);
   const chosen = kinds.includes(kind) ? kind : kinds[0];

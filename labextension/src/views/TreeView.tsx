@@ -2,7 +2,7 @@
  * The tree: one row per visible node, indented; carets open and close, a click selects. It is an
  * ARIA tree: one row at a time takes the focus, the arrow keys move it (Right opens or goes in,
  * Left closes or goes out), Home/End jump, Enter or Space select (and open a folder). Files
- * dropped on a bucket, folder or object are uploaded there.
+ * dropped on a bucket, folder or object (from the desktop or the file browser) are uploaded there.
  */
 import {
   caretDownIcon,
@@ -21,6 +21,7 @@ import { CommandRegistry } from '@lumino/commands';
 import React, { useEffect, useRef, useState } from 'react';
 
 import { carriesFiles, takesUploads, uploadInto } from '../buckets/drop';
+import { listenForFileBrowserDrops } from '../buckets/fileBrowserDrop';
 import { CommandIDs } from '../commandIds';
 import { PanelController } from '../controller';
 import { sourceOfNode } from '../explorer/nodeSource';
@@ -175,6 +176,8 @@ export function TreeView(props: { controller: PanelController; commands: Command
   const [focusedId, setFocusedId] = useState<string | null>(null);
   const [dropping, setDropping] = useState<string | null>(null);
   const elements = useRef(new Map<string, HTMLElement>());
+  const tree = useRef<HTMLUListElement>(null);
+  useEffect(() => listenForFileBrowserDrops(tree.current!, controller), [controller]);
   const focusedIndex = Math.max(0, rows.findIndex(row => row.node.id === focusedId));
 
   const focusRow = (id: string) => {
@@ -218,7 +221,7 @@ export function TreeView(props: { controller: PanelController; commands: Command
   };
 
   return (
-    <ul className="jp-AIStorLab-tree" role="tree" aria-label="Warehouses, shares and buckets" onKeyDown={onKeyDown}>
+    <ul ref={tree} className="jp-AIStorLab-tree" role="tree" aria-label="Warehouses, shares and buckets" onKeyDown={onKeyDown}>
       {rows.map((row, index) => (
         <Row
           key={row.node.id}
