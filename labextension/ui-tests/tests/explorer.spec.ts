@@ -71,6 +71,7 @@ test('the table explorer pages, sorts, filters and travels in time', async ({ pa
         '    return pa.table({"id": ids, "name": [f"name-{i:03d}" for i in ids]}, schema=events.schema().as_arrow())',
         'events.append(rows(list(range(250))))',
         'print("first:", events.metadata.current_snapshot_id)',
+        'events.manage_snapshots().create_tag(events.metadata.current_snapshot_id, "v1").commit()',
         'events.append(rows(list(range(250, 260))))',
         'print("rows:", len(events.scan().to_arrow()))',
         'schema = {"type": "struct", "schema-id": 0, "fields": [{"id": 1, "name": "id", "type": "long", "required": False}]}',
@@ -158,7 +159,7 @@ test('the table explorer pages, sorts, filters and travels in time', async ({ pa
     await filter.press('Enter');
     expect((await (await all).json()).total).toBe(260);
     await expect(explorer(page).locator('.jp-AIStorExplorer-dataBar [role="alert"]')).toHaveCount(0);
-    await expect(explorer(page)).toHaveScreenshot('explorer-data-light.png', { mask: volatile(page), maxDiffPixelRatio: 0.01 });
+    await expect(explorer(page)).toHaveScreenshot('explorer-data-light.png', { mask: volatile(page), maxDiffPixelRatio: 0.002 });
   });
 
   await test.step('an older snapshot shows the older rows and its diff', async () => {
@@ -174,16 +175,22 @@ test('the table explorer pages, sorts, filters and travels in time', async ({ pa
     await expect(explorer(page).locator('[aria-label="Chosen snapshot"]')).toContainText(first);
     await expect(explorer(page).locator('table[aria-label="Changes against the parent snapshot"]')).toContainText('+250');
     await expect(explorer(page).locator('select[aria-label="Snapshot shown"]')).toHaveValue(`snapshot:${first}`);
-    await expect(explorer(page)).toHaveScreenshot('explorer-snapshots-light.png', { mask: volatile(page), maxDiffPixelRatio: 0.01 });
+    await expect(timeline.locator(`button[data-snapshot-id="${first}"]`)).toContainText('tag: v1');
+    await expect(explorer(page)).toHaveScreenshot('explorer-snapshots-light.png', { mask: volatile(page), maxDiffPixelRatio: 0.002 });
     await noSeriousAxeViolations(page);
+    // A tag picked in the header: the rows of the snapshot it names.
+    const tagged = rowsAnswer(page, { offset: '0', ref: 'v1' });
+    await explorer(page).locator('select[aria-label="Snapshot shown"]').selectOption('ref:v1');
+    expect((await (await tagged).json()).snapshotId).toBe(first);
+    await expect(timeline.locator('li.jp-mod-selected button')).toHaveAttribute('data-snapshot-id', first);
   });
 
   await test.step('the dark theme', async () => {
     await page.theme.setDarkTheme();
-    await expect(explorer(page)).toHaveScreenshot('explorer-snapshots-dark.png', { mask: volatile(page), maxDiffPixelRatio: 0.01 });
+    await expect(explorer(page)).toHaveScreenshot('explorer-snapshots-dark.png', { mask: volatile(page), maxDiffPixelRatio: 0.002 });
     await tab(page, 'Data').click();
     await expect(explorer(page).locator('.jp-AIStorExplorer-status')).toContainText('250 rows');
-    await expect(explorer(page)).toHaveScreenshot('explorer-data-dark.png', { mask: volatile(page), maxDiffPixelRatio: 0.01 });
+    await expect(explorer(page)).toHaveScreenshot('explorer-data-dark.png', { mask: volatile(page), maxDiffPixelRatio: 0.002 });
     await noSeriousAxeViolations(page);
     await page.theme.setLightTheme();
     await tab(page, 'Snapshots').click();
