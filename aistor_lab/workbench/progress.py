@@ -47,3 +47,30 @@ def ticking(bar, interval: float = 0.5) -> Iterator[None]:
     finally:
         done.set()
         thread.join()
+
+
+@contextlib.contextmanager
+def shown_when_slow(description: str, enabled: bool | None = None, after: float = 1.0) -> Iterator[None]:
+    """A bar with ``description`` and the time elapsed, shown only once the block has run ``after``
+    seconds (a quick command shows nothing) and gone when it ends. A thread watches the clock: the
+    block may be one call that reports nothing (in a kernel, what the thread shows lands in the cell
+    that runs the block)."""
+    if not (interactive() if enabled is None else enabled):
+        yield
+        return
+    done = threading.Event()
+
+    def watch() -> None:
+        if done.wait(after):
+            return
+        with progress_bar(True, desc=description, bar_format="{desc}: {elapsed}") as bar:
+            while not done.wait(0.5):
+                bar.refresh()
+
+    thread = threading.Thread(target=watch, name="progress-watch", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()

@@ -17,12 +17,14 @@ carry the service, ``ALIAS/BUCKET/KEY`` in the CLI and ``BUCKET/KEY`` in noteboo
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import aliases
 from ..client import ServiceConfig
+from ..progress import shown_when_slow
 from . import actions as do
 from . import bucket_actions as bucket_do
 from . import object_actions as object_do
@@ -91,6 +93,8 @@ class Command:
     aliases: tuple[str, ...] = ()
     body_dest: str | None = None  # the argument a %%aistor cell body fills
     fronts: frozenset[str] = field(default_factory=lambda: frozenset({CLI, NOTEBOOK, PANEL}))
+    # Shows its own progress (or writes the output a bar would garble): no "still working" bar over it.
+    own_progress: bool = False
 
 
 # -- the table ------------------------------------------------------------------------------------
@@ -151,7 +155,7 @@ OBJECT_COMMANDS: list[Command] = [
         arg("target", metavar="TARGET", help="as SOURCE; ending in / (or a bucket): a folder"),
         arg("--recursive", "-r", action="store_true", help="folders and prefixes, with everything under them"),
         VERSION_ID,
-    ], target=PATHS, fronts=TERMINAL_AND_NOTEBOOK),  # local files: not the side panel's business
+    ], target=PATHS, fronts=TERMINAL_AND_NOTEBOOK, own_progress=True),  # local files: not the panel's business
     Command("rm", "remove objects", object_do.remove, [
         arg("targets", metavar="TARGET", nargs="+", help="ALIAS/BUCKET/KEY (in a notebook: BUCKET/KEY)"),
         arg("--recursive", "-r", action="store_true", help="every object under the prefix (needs --force)"),
@@ -159,7 +163,7 @@ OBJECT_COMMANDS: list[Command] = [
         arg("--versions", action="store_true", help="every version too (not only a delete marker on top)"),
         VERSION_ID,
     ], target=PATHS),
-    Command("cat", "write an object's contents", object_do.cat, [TARGET, VERSION_ID], target=PATHS),
+    Command("cat", "write an object's contents", object_do.cat, [TARGET, VERSION_ID], target=PATHS, own_progress=True),
     Command("stat", "size, ETag, type, metadata, version and tags of an object (or a bucket's settings)",
             object_do.stat, [TARGET, VERSION_ID], target=PATHS),
     Command("anonymous set", "set anonymous access to a bucket or prefix (a bucket policy, as mc writes it)",
@@ -294,7 +298,7 @@ COMMANDS: list[Command] = [
     Command("status", "whether the service answers, and where it is", do.status),
     *OBJECT_COMMANDS,
     Command("spark", "bind a SparkSession configured for the service to `spark`", do.spark,
-            fronts=frozenset({NOTEBOOK})),
+            fronts=frozenset({NOTEBOOK}), own_progress=True),
 ]
 
 GROUP_HELP = {
@@ -420,7 +424,9 @@ def execute(argv: Sequence[str], front: Front, *, service: ServiceConfig | None 
         context = Context(_service(front, command, args, service), namespace, with_alias=front.with_alias,
                           progress=front.name in (CLI, NOTEBOOK) and not args.json)
         _default_warehouse(command, args, context.service)
-        return args, command.run(context, args)
+        watched = context.progress and not command.own_progress
+        with shown_when_slow(f"aistor {command.name}") if watched else contextlib.nullcontext():
+            return args, command.run(context, args)
     except UsageError as exc:
         exc.usage = exc.usage or args._parser.format_usage()
         raise
