@@ -54,18 +54,10 @@ export function registerExplorer(
     }
   });
 
-  const kinds = ['table', 'view', 'shared-table'];
-  for (const kind of kinds) {
+  // A double-click on such a row opens it too (TreeView.tsx).
+  for (const kind of ['table', 'view', 'shared-table']) {
     app.contextMenu.addItem({ command: CommandIDs.openExplorer, selector: `.jp-AIStorLab-row[data-kind="${kind}"]`, rank: -1 });
   }
-  // A double-click on a table's row in the panel opens it (its first click has selected it).
-  const rows = kinds.map(kind => `.jp-AIStorLab-row[data-kind="${kind}"]`).join(', ');
-  document.addEventListener('dblclick', event => {
-    const row = (event.target as Element | null)?.closest?.(rows);
-    if (row && controller.selected?.id === row.getAttribute('data-id')) {
-      void app.commands.execute(CommandIDs.openExplorer);
-    }
-  });
   void restorer?.restore(tracker, {
     command: CommandIDs.openExplorer,
     args: widget => ({ source: widget.content.model.source as never }),
