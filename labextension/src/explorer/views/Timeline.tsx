@@ -32,11 +32,16 @@ function InsertButtons(props: { format: 'iceberg' | 'delta'; code: (kind: (typeo
 
 function counts(summary: Record<string, string>): string {
   const parts: string[] = [];
-  const add = (key: string, text: string) => summary[key] && summary[key] !== '0' && parts.push(`${text.replace('#', summary[key])}`);
-  add('added-data-files', '+# files');
-  add('deleted-data-files', '−# files');
-  add('added-records', '+# records');
-  add('deleted-records', '−# records');
+  const add = (key: string, sign: string, noun: string) => {
+    const count = summary[key];
+    if (count && count !== '0') {
+      parts.push(`${sign}${count} ${noun}${count === '1' ? '' : 's'}`);
+    }
+  };
+  add('added-data-files', '+', 'file');
+  add('deleted-data-files', '−', 'file');
+  add('added-records', '+', 'record');
+  add('deleted-records', '−', 'record');
   return parts.join(' · ') || 'no file changes';
 }
 
