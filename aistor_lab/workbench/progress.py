@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -28,19 +28,10 @@ def progress_bar(enabled: bool | None = None, **options: Any):
 
 
 @contextlib.contextmanager
-def ticking(bar, interval: float = 0.5) -> Iterator[None]:
-    """Refresh ``bar`` every ``interval`` seconds while the block runs, so its elapsed time moves during
-    one long step that reports nothing (a JVM starting, say)."""
-    if bar.disable:
-        yield
-        return
+def _beside(work: Callable[[threading.Event], None]) -> Iterator[None]:
+    """Runs ``work(done)`` in a thread while the block runs; ``done`` is set when the block ends."""
     done = threading.Event()
-
-    def tick() -> None:
-        while not done.wait(interval):
-            bar.refresh()
-
-    thread = threading.Thread(target=tick, name="progress-tick", daemon=True)
+    thread = threading.Thread(target=work, args=(done,), name="progress", daemon=True)
     thread.start()
     try:
         yield
@@ -49,28 +40,32 @@ def ticking(bar, interval: float = 0.5) -> Iterator[None]:
         thread.join()
 
 
-@contextlib.contextmanager
-def shown_when_slow(description: str, enabled: bool | None = None, after: float = 1.0) -> Iterator[None]:
+def _refresh_until(done: threading.Event, bar, interval: float = 0.5) -> None:
+    while not done.wait(interval):
+        bar.refresh()
+
+
+def ticking(bar, interval: float = 0.5) -> contextlib.AbstractContextManager[None]:
+    """Refresh ``bar`` every ``interval`` seconds while the block runs, so its elapsed time moves during
+    one long step that reports nothing (a JVM starting, say)."""
+    if bar.disable:
+        return contextlib.nullcontext()
+    return _beside(lambda done: _refresh_until(done, bar, interval))
+
+
+def shown_when_slow(description: str, enabled: bool | None = None,
+                    after: float = 1.0) -> contextlib.AbstractContextManager[None]:
     """A bar with ``description`` and the time elapsed, shown only once the block has run ``after``
     seconds (a quick command shows nothing) and gone when it ends. A thread watches the clock: the
     block may be one call that reports nothing (in a kernel, what the thread shows lands in the cell
     that runs the block)."""
     if not (interactive() if enabled is None else enabled):
-        yield
-        return
-    done = threading.Event()
+        return contextlib.nullcontext()
 
-    def watch() -> None:
+    def watch(done: threading.Event) -> None:
         if done.wait(after):
             return
         with progress_bar(True, desc=description, bar_format="{desc}: {elapsed}") as bar:
-            while not done.wait(0.5):
-                bar.refresh()
+            _refresh_until(done, bar)
 
-    thread = threading.Thread(target=watch, name="progress-watch", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        done.set()
-        thread.join()
+    return _beside(watch)
