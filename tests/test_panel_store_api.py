@@ -29,7 +29,10 @@ from aistor_lab.workbench.jupyter.extension import kernel_environment
 from aistor_lab.workbench.objects import object_client
 from aistor_lab.workbench.service_config import ServiceConfig
 
+from . import test_jupyter_extension as server_tests
 from .conftest import ROOT_PASSWORD, ROOT_USER, seed_catalog_properties
+
+run, extension = server_tests.run, server_tests.extension  # the extension's fixtures, used by name
 
 EXPORTED = list(kernel_environment(ServiceConfig("http://x", "a", "b")))
 API_ROUTES = [
@@ -55,18 +58,6 @@ def jp_server_config(monkeypatch, server):
         monkeypatch.delenv(name, raising=False)
     return {"ServerApp": {"jpserver_extensions": {"aistor_lab": True}, "allow_root": True},
             "AIStorLabApp": {"endpoint": server.endpoint, "default_warehouse": ""}}
-
-
-@pytest.fixture
-def run(jp_asyncio_loop):
-    return jp_asyncio_loop.run_until_complete
-
-
-@pytest.fixture
-def extension(jp_serverapp, run):
-    app = jp_serverapp.extension_manager.extension_points["aistor_lab"].app
-    run(app._start_jupyter_server_extension(jp_serverapp))
-    return app
 
 
 @pytest.fixture

@@ -6,36 +6,14 @@
 import { expect, galata, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import * as fs from 'fs';
 
+import { accept, panel, row, runCell } from './lab';
+
 const WAREHOUSE = 'uiwh';
-const panel = (page: IJupyterLabPageFixture) => page.locator('#aistor-lab-panel');
-const row = (page: IJupyterLabPageFixture, id: string) => page.locator(`.jp-AIStorLab-row[data-id="${id}"]`);
 
-/** Puts `source` into cell `index` of the open notebook (typing it would be slow, and the editor
- * would indent `%aistor` lines), runs it, and answers its text output. */
-async function runCell(page: IJupyterLabPageFixture, index: number, source: string): Promise<string> {
-  await page.evaluate(
-    ([i, text]) => {
-      const notebook = (window as any).jupyterapp.shell.currentWidget.content.model.sharedModel;
-      if (i < notebook.cells.length) {
-        notebook.cells[i].setSource(text);
-      } else {
-        notebook.insertCell(i, { cell_type: 'code', source: text });
-      }
-    },
-    [index, source] as const
-  );
-  await page.notebook.runCell(index);
-  return ((await page.notebook.getCellTextOutput(index)) ?? []).join('\n');
-}
-
+/** Opens or closes a row by its caret. */
 async function open(page: IJupyterLabPageFixture, id: string): Promise<void> {
   await expect(row(page, id)).toBeVisible();
   await row(page, id).locator('.jp-AIStorLab-caret').click();
-}
-
-async function accept(page: IJupyterLabPageFixture): Promise<void> {
-  await page.locator('.jp-Dialog .jp-mod-accept').click();
-  await expect(page.locator('.jp-Dialog')).toHaveCount(0);
 }
 
 test.use({ mockSettings: { ...galata.DEFAULT_SETTINGS } });
