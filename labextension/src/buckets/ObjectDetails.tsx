@@ -1,6 +1,7 @@
 /** An object's details in the panel: size, type, ETag, last modified, version, metadata. */
 import React from 'react';
 
+import { FactList, sortedEntries } from '../components/records';
 import { humanSize } from './sizes';
 import { IObjectInfo } from './types';
 
@@ -13,30 +14,14 @@ export function ObjectDetails({ object }: { object: IObjectInfo }): JSX.Element 
     ['Version', object.versionId],
     ['Storage class', object.storageClass]
   ];
-  const metadata = Object.entries(object.metadata ?? {}).sort();
+  const metadata = sortedEntries(object.metadata ?? {});
   return (
     <>
-      <dl className="jp-AIStorLab-facts" aria-label="Object">
-        {facts
-          .filter(([, value]) => value)
-          .map(([name, value]) => (
-            <React.Fragment key={name}>
-              <dt>{name}</dt>
-              <dd data-fact={name}>{value}</dd>
-            </React.Fragment>
-          ))}
-      </dl>
+      <FactList className="jp-AIStorLab-facts" label="Object" facts={facts.filter(([, value]) => value)} named />
       <section className="jp-AIStorLab-section">
         <h3>Metadata</h3>
         {metadata.length ? (
-          <dl className="jp-AIStorLab-properties" aria-label="Metadata">
-            {metadata.map(([key, value]) => (
-              <React.Fragment key={key}>
-                <dt>{key}</dt>
-                <dd>{value}</dd>
-              </React.Fragment>
-            ))}
-          </dl>
+          <FactList className="jp-AIStorLab-properties" label="Metadata" facts={metadata} />
         ) : (
           <p className="jp-AIStorLab-note">(none)</p>
         )}

@@ -4,6 +4,7 @@ import { CommandRegistry } from '@lumino/commands';
 import React, { useState } from 'react';
 
 import { STORE_ACTIONS } from '../buckets/commands';
+import { FactList, RowTable, sortedEntries } from '../components/records';
 import { carriesFiles, takesUploads, uploadInto } from '../buckets/drop';
 import { s3Path } from '../buckets/listing';
 import { ObjectDetails } from '../buckets/ObjectDetails';
@@ -72,24 +73,7 @@ function Grid(props: { columns: string[]; rows: React.ReactNode[][]; empty: stri
   }
   return (
     <div className="jp-AIStorLab-gridWrap">
-      <table className="jp-AIStorLab-grid" aria-label={props.label}>
-        <thead>
-          <tr>
-            {props.columns.map(column => (
-              <th key={column}>{column}</th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((row, i) => (
-            <tr key={i}>
-              {row.map((cell, j) => (
-                <td key={j}>{cell}</td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <RowTable className="jp-AIStorLab-grid" label={props.label} columns={props.columns} rows={props.rows} />
     </div>
   );
 }
@@ -107,12 +91,14 @@ function TableDetails({ table }: { table: ITableDetails }): JSX.Element {
   const fieldNames = new Map(table.schema.fields.map(f => [f.id, f.name]));
   return (
     <>
-      <dl className="jp-AIStorLab-facts">
-        <dt>Location</dt>
-        <dd>{table.location}</dd>
-        <dt>Format</dt>
-        <dd>Iceberg v{table.formatVersion}</dd>
-      </dl>
+      <FactList
+        className="jp-AIStorLab-facts"
+        label="Table"
+        facts={[
+          ['Location', table.location],
+          ['Format', `Iceberg v${table.formatVersion}`]
+        ]}
+      />
       <Section title="Schema">
         <Grid
           label="Schema"
@@ -131,16 +117,7 @@ function TableDetails({ table }: { table: ITableDetails }): JSX.Element {
       </Section>
       <Section title="Properties">
         {Object.keys(table.properties).length ? (
-          <dl className="jp-AIStorLab-properties" aria-label="Properties">
-            {Object.entries(table.properties)
-              .sort()
-              .map(([key, value]) => (
-                <React.Fragment key={key}>
-                  <dt>{key}</dt>
-                  <dd>{value}</dd>
-                </React.Fragment>
-              ))}
-          </dl>
+          <FactList className="jp-AIStorLab-properties" label="Properties" facts={sortedEntries(table.properties)} />
         ) : (
           <p className="jp-AIStorLab-note">(none)</p>
         )}

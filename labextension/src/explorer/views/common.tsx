@@ -1,21 +1,14 @@
 /** Small pieces the explorer's sections share: facts, key/value lists and plain tables. */
 import React from 'react';
 
+import { FactList, RowTable, sortedEntries } from '../../components/records';
+
 export function Facts(props: { label: string; facts: [string, React.ReactNode][] }): JSX.Element {
-  return (
-    <dl className="jp-AIStorExplorer-facts" aria-label={props.label}>
-      {props.facts.map(([name, value]) => (
-        <React.Fragment key={name}>
-          <dt>{name}</dt>
-          <dd>{value}</dd>
-        </React.Fragment>
-      ))}
-    </dl>
-  );
+  return <FactList className="jp-AIStorExplorer-facts" {...props} />;
 }
 
 export function Properties({ properties }: { properties: Record<string, string> }): JSX.Element {
-  const entries = Object.entries(properties).sort(([a], [b]) => a.localeCompare(b));
+  const entries = sortedEntries(properties);
   return entries.length ? (
     <Facts label="Properties" facts={entries} />
   ) : (
@@ -35,26 +28,12 @@ export function Table(props: {
     return <p className="jp-AIStorExplorer-note">{props.empty}</p>;
   }
   return (
-    <table className={`jp-AIStorExplorer-table${props.nowrap ? ' jp-mod-nowrap' : ''}`} aria-label={props.label}>
-      <thead>
-        <tr>
-          {props.columns.map(column => (
-            <th key={column} scope="col">
-              {column}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row, i) => (
-          <tr key={i}>
-            {row.map((cell, j) => (
-              <td key={j}>{cell}</td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <RowTable
+      className={`jp-AIStorExplorer-table${props.nowrap ? ' jp-mod-nowrap' : ''}`}
+      label={props.label}
+      columns={props.columns}
+      rows={props.rows}
+    />
   );
 }
 
