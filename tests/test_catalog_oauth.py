@@ -210,7 +210,7 @@ def test_spark_with_credential_and_oauth2_server_uri(server, warehouse):
     """The session of aistor_lab.workbench.spark with OAuth2 in place of its SigV4 signing properties."""
     service = ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD)
     prefix = f"spark.sql.catalog.{aistor_spark.CATALOG}."
-    signing = ("rest.sigv4-enabled", "rest.signing-name", "rest.signing-region", "rest.access-key-id",
+    signing = ("rest.auth.type", "rest.signing-name", "rest.signing-region", "rest.access-key-id",
                "rest.secret-access-key")
     conf = {k: v for k, v in aistor_spark.spark_conf(warehouse, service=service, kit=ensure_kit()).items()
             if k.removeprefix(prefix) not in signing}
