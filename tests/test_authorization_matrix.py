@@ -268,6 +268,8 @@ OPERATIONS = [
     Operation("force delete warehouse", "catalog", "DELETE", "/_iceberg/v1/warehouses/{doomed}?force=true", b""),
     Operation("list users", "admin", "GET", "/_aistor/admin/v1/users"),
     Operation("list shares (admin)", "admin", "GET", "/_aistor/admin/v1/shares"),
+    Operation("shared table versions (admin)", "admin", "GET",
+              "/_aistor/admin/v1/shares/{share}/schemas/sales/tables/data/versions"),
     Operation("list shares", "sharing", "GET", "/delta-sharing/shares"),
     Operation("query own share", "sharing", "POST", SHARED_TABLE + "/query", b"{}"),
     Operation("query other share", "sharing", "POST", SHARED_TABLE.replace("{share}", "{other}") + "/query", b"{}"),
@@ -339,6 +341,8 @@ MATRIX = {
     "force delete warehouse": [204, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
     "list users":            [200, 403, 403, 403, 403, 403, 400, 400, 400, 400,403],
     "list shares (admin)":   [200, 403, 403, 403, 403, 403, 400, 400, 400, 400,403],
+    # admin:DeltaSharingGetShare, as the share's own information.
+    "shared table versions (admin)": [200, 403, 403, 403, 403, 403, 400, 400, 400, 400,403],
     "list shares":           [401, 401, 401, 401, 401, 401, 200, 401, 200, 401,401],
     "query own share":       [401, 401, 401, 401, 401, 401, 200, 401, 404, 401,401],
     "query other share":     [401, 401, 401, 401, 401, 401, 404, 401, 200, 401,401],

@@ -341,6 +341,7 @@ def test_a_shared_table_as_a_recipient_sees_it(api, refused, server, bucket, sto
     assert {"query", "metadata"} <= {a["operation"] for a in seen["audit"]}
     assert all(a["table"] == "people" and a["status"] == 200 for a in seen["audit"])
     assert client.list_tokens(share) == []
+    assert [v["version"] for v in seen["versions"]] == [0] and seen["versions"][0]["timestamp"] > 0
 
     code, error = refused(f"aistor-lab/api/shares/{share}/schemas/hr/tables/nobody")
     assert code == 404 and "no table" in error
@@ -365,6 +366,13 @@ def test_a_shared_iceberg_table_as_a_recipient_sees_it(api, server):
     assert [(f["name"], f["type"]) for f in seen["schemaFields"]] == [("id", "long"), ("amount", "decimal(10,2)")]
     assert sorted(seen["preview"]["rows"]) == [[1, "1.50"], [2, "20.00"]]  # decimals as their exact text
     assert {a["operation"] for a in seen["audit"]} >= {"query"}
+
+    # Each snapshot is a version the recipient may read: newest first, with its commit time.
+    table.append(pa.table({"id": [3], "amount": [Decimal("3.00")]}, schema=schema))
+    versions = api(f"aistor-lab/api/shares/{share}/schemas/s/tables/orders")["versions"]
+    assert len(versions) == len(seen["versions"]) + 1
+    assert versions[0]["version"] > versions[1]["version"] and versions[0]["timestamp"] >= versions[1]["timestamp"]
+    assert versions[0]["timestamp"] == table.refresh().metadata.current_snapshot().timestamp_ms
 
 
 # -- share entries checked when given --------------------------------------------------------------

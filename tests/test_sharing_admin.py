@@ -129,3 +129,15 @@ def test_admin_api_needs_admin_rights(server):
     assert admin_call(server, "POST", "/shares", {"name": unique("x"), "schema": "s", "tables": []},
                       credentials=(user, "wrong-secret"))[0] == 403
     assert admin_call(server, "GET", "/shares/x/nothing-here")[0] == 404
+
+
+def test_the_versions_recipients_may_read_are_bounded_and_named(server):
+    """``GET .../schemas/S/tables/T/versions``: a table the share lacks is 404, a bad limit 400, and a
+    table whose Delta log is missing says so in the sharing error format."""
+    name = create_share(server, "s", ["t:delta:bucket:nowhere"])
+    assert admin_call(server, "GET", f"/shares/{name}/schemas/s/tables/other/versions")[0] == 404
+    for limit in ("0", "x", "1001"):
+        status, error = admin_call(server, "GET", f"/shares/{name}/schemas/s/tables/t/versions?limit={limit}")
+        assert status == 400 and "limit must be a number from 1 to 1000" in error["message"]
+    status, error = admin_call(server, "GET", f"/shares/{name}/schemas/s/tables/t/versions")
+    assert (status, error["code"]) == (404, "RESOURCE_DOES_NOT_EXIST") and "no Delta table" in error["message"]

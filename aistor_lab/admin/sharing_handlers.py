@@ -54,6 +54,7 @@ LIST_TOKENS = "admin:DeltaSharingListTokens"
 CREATE_TOKEN = "admin:DeltaSharingCreateToken"
 REVOKE_TOKEN = "admin:DeltaSharingDeleteToken"
 GET_AUDIT = "admin:GetTableShareAudit"
+MAX_VERSIONS = 1000  # each is a commit's time to read
 
 
 class ShareAdminHandler(AdminHandler):
@@ -164,6 +165,20 @@ class ClientHandler(ShareAdminHandler):
         await self.serve([REVOKE_TOKEN], lambda: self.sharing.clients.delete(share, client_id).info())
 
 
+class TableVersionsHandler(ShareAdminHandler):
+    """The versions recipients may read of one shared table (the side panel's recipient view)."""
+
+    async def get(self, share: str, schema: str, table: str) -> None:
+        limit = self.get_query_argument("limit", "50")
+
+        def read() -> dict:
+            if not limit.isdigit() or not 1 <= int(limit) <= MAX_VERSIONS:
+                raise InvalidParameter(f"limit must be a number from 1 to {MAX_VERSIONS}, got {limit!r}")
+            return self.sharing.table_versions(share, schema, table, int(limit))
+
+        await self.serve([GET_SHARE], read)
+
+
 class AuditHandler(ShareAdminHandler):
     async def get(self, share: str) -> None:
         limit = self.get_query_argument("limit", "100")
@@ -188,4 +203,5 @@ def routes(services: Any) -> list:
         (f"{PREFIX}/shares/{segment}/clients", ClientsHandler, args),
         (f"{PREFIX}/shares/{segment}/clients/{segment}", ClientHandler, args),
         (f"{PREFIX}/shares/{segment}/audit", AuditHandler, args),
+        (f"{PREFIX}/shares/{segment}/schemas/{segment}/tables/{segment}/versions", TableVersionsHandler, args),
     ]

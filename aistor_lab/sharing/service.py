@@ -190,6 +190,16 @@ class SharingService:
             raise UnsupportedOperation("UniForm (Iceberg) tables cannot be served by this server yet") from None
         return IcebergSource(self._catalog, self._store, spec.warehouse, list(spec.namespace), spec.table)
 
+    def table_versions(self, share_name: str, schema: str, table: str, limit: int) -> dict:
+        """The versions of a shared table its recipients may read (what ``version`` and ``timestamp``
+        of their queries choose from), newest first, at most ``limit``, with their commit times."""
+        _, spec = self.shares.get(share_name).table(schema, table)
+        source = self.source(spec)
+        earliest, latest = source.earliest_version(), source.latest_version()
+        newest = range(latest, max(earliest, latest - limit + 1) - 1, -1)
+        return {"earliest": earliest, "latest": latest,
+                "versions": [{"version": n, "timestamp": source.version_timestamp(n)} for n in newest]}
+
     def delta_table_locations(self) -> list[str]:
         """Where every shared Delta table lives (``s3://BUCKET/PATH``): lifecycle rules leave them alone."""
         return sorted({spec.location for share in self.shares.list() for _, spec in share.all_tables()

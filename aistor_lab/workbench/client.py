@@ -331,6 +331,11 @@ class AIStorClient:
         """Delete an OAuth client, revoking the access tokens it was given."""
         return self.admin_call("DELETE", f"/shares/{_segment(share)}/clients/{_segment(client_id)}")
 
+    def shared_table_versions(self, share: str, schema: str, table: str, limit: int = 50) -> dict:
+        """``{earliest, latest, versions: [{version, timestamp}]}``: what recipients may read, newest first."""
+        path = f"/shares/{_segment(share)}/schemas/{_segment(schema)}/tables/{_segment(table)}/versions"
+        return self.admin_call("GET", path, query={"limit": str(limit)})
+
     def share_audit(self, share: str, limit: int = 100) -> list[dict]:
         """The newest ``limit`` recipient queries of a share, newest first."""
         return self.admin_call("GET", f"/shares/{_segment(share)}/audit", query={"limit": str(limit)})

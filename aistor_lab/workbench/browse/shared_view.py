@@ -1,6 +1,6 @@
 """A shared table as its recipients see it, read through the sharing server itself with the Delta
-Sharing client they use: its metadata (schema, partitioning, version), its first rows, and the
-share's audit entries for it.
+Sharing client they use: its metadata (schema, partitioning, version), its first rows, the versions
+they may read, and the share's audit entries for it.
 
 Reading as a recipient needs a recipient's credential: a bearer token of the share, made for this
 read, valid for minutes and revoked as soon as the read is done. It gives nothing the caller did not
@@ -17,6 +17,7 @@ from ..client import AIStorClient, ServiceError
 from ..explore import grid
 
 PREVIEW_ROWS = 20
+VERSIONS_SHOWN = 50  # the newest; a recipient may read any from the earliest on
 AUDIT_READ = 500  # the newest records of the share searched for this table's
 _TOKEN_LIFETIME = "10m"
 _TOKEN_DESCRIPTION = "side panel: a recipient's view of a table (revoked after the read)"
@@ -74,7 +75,9 @@ def shared_table(client: AIStorClient, share: str, schema: str, table: str) -> d
     audit = [record for record in client.share_audit(info["name"], AUDIT_READ)
              if str(record.get("schema", "")).lower() == schema.lower()
              and str(record.get("table", "")).lower() == entry["name"].lower()]
+    versions = client.shared_table_versions(info["name"], schema, entry["name"], VERSIONS_SHOWN)["versions"]
     return {
+        "versions": versions,  # [{version, timestamp (ms)}], newest first
         "share": info["name"], "schema": schema, "table": entry["name"], "kind": entry["kind"],
         "source": _source(entry), "format": metadata.format.provider, "version": answer.delta_table_version,
         "schemaFields": _fields(metadata.schema_string), "partitionColumns": list(metadata.partition_columns),
