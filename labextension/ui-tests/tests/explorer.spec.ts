@@ -316,6 +316,9 @@ test('the explorer shows a Delta table by version and a shared table as its reci
     await tab(page, 'Preview').click();
     await expect(explorer(page).locator('.jp-AIStorExplorer-status')).toContainText('5 rows');
     await tab(page, 'Versions and audit').click();
+    // Recipients may read both versions deltalake wrote: newest first.
+    await expect(explorer(page).locator('table[aria-label="Shared versions"] tbody tr')).toHaveCount(2);
+    await expect(explorer(page).locator('table[aria-label="Shared versions"] tbody tr').first()).toContainText('1');
     await expect(explorer(page).locator('section[aria-label="Audit"]')).toBeVisible();
     await explorer(page).screenshot({ path: testInfo.outputPath('shared-audit.png') });
     await noSeriousAxeViolations(page);
