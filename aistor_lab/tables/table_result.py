@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -16,6 +16,15 @@ class TableResult:
 
     body: dict | None
     etag: str
+    # The JSON text of ``body["metadata"]`` when the load had it encoded already (the bulk of a reply).
+    metadata_json: str | None = field(default=None, compare=False)
+
+    def encoded(self, body: dict) -> str:
+        """``body`` (this result's, perhaps with more keys) as JSON, the metadata's text spliced in."""
+        if self.metadata_json is None or body.get("metadata") is not (self.body or {}).get("metadata"):
+            return json.dumps(body)
+        rest = json.dumps({key: value for key, value in body.items() if key != "metadata"})
+        return '{"metadata": ' + self.metadata_json + (", " + rest[1:] if rest != "{}" else "}")
 
     def to_json(self) -> dict:
         return {"body": self.body, "etag": self.etag}

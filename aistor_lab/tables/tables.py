@@ -12,6 +12,7 @@ from .entries import TABLE, Entries
 from .errors import AlreadyExistsException, BadRequestException, CommitFailedException
 from .foreign_metadata import parse_foreign_metadata
 from .json_files import split_location
+from .loaded_metadata import LoadedMetadata
 from .manifests import assigned_row_ids, read_manifest_list
 from .names import check_name, check_namespace
 from .pointers import Pointer
@@ -49,6 +50,7 @@ class Tables:
     def __init__(self, ctx: CatalogContext, entries: Entries):
         self.ctx = ctx
         self.entries = entries
+        self.loaded = LoadedMetadata()
 
     # -- reading -------------------------------------------------------------------------
     def list(
@@ -80,9 +82,15 @@ class Tables:
             return TableResult(None, etag)
         # Pointers older than today's location rules are held to them too before the service reads.
         self.ctx.location_checker(warehouse)(pointer.metadata_location)
-        metadata = normalize(self.ctx.files.read_json_or_fail(pointer.metadata_location))
-        shown = metadata["snapshots"] if snapshots == "all" else referenced_snapshots(metadata)
-        return _result(pointer.metadata_location, serialize(metadata, snapshots=shown), snapshots)
+
+        def read() -> dict:
+            metadata = normalize(self.ctx.files.read_json_or_fail(pointer.metadata_location))
+            shown = metadata["snapshots"] if snapshots == "all" else referenced_snapshots(metadata)
+            return serialize(metadata, snapshots=shown)
+
+        metadata, text = self.loaded.get(pointer.metadata_location, snapshots, read)
+        body = {"metadata-location": pointer.metadata_location, "metadata": metadata, "config": {}}
+        return TableResult(body, etag, metadata_json=text)
 
     def exists(self, warehouse: str, namespace: list[str], table: str) -> None:
         """Returns when the table exists; raises NoSuchTableException otherwise."""

@@ -350,7 +350,7 @@ class TablesHandler(CatalogHandler):
                 config = self.vendor.table_config(credentials, self.s3_endpoint(), refresh)
                 body = {**body, "config": {**body.get("config", {}), **config}, "storage-credentials": credentials}
         self.set_header("ETag", result.etag)
-        self.reply(body)
+        self.finish(result.encoded(body))  # a load's metadata comes encoded already
 
     def s3_endpoint(self) -> str:
         """Where this client reaches the S3 API: the address its catalog request came to, since both share
