@@ -59,8 +59,11 @@ ui-test: setup
 		{ $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 	cd labextension && $(JLPM) test && $(JLPM) test:ui
 
+# Quick runs of every benchmark, each beside its peers (benchmarks/README.md has full runs and figures).
 bench: setup
-	$(BIN)/python benchmarks/s3_bench.py
+	$(BIN)/python benchmarks/s3_bench.py --quick
+	$(BIN)/python benchmarks/catalog_bench.py --quick
+	$(BIN)/python benchmarks/sharing_bench.py --quick
 
 # Re-pin every installed distribution after changing dependencies in pyproject.toml.
 lock:

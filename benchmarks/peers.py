@@ -262,6 +262,25 @@ def _stop_on_sigterm(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def peak_rss_mib(pid: int) -> float | None:
+    """The most memory a live process has held resident (Linux's VmHWM), in MiB; None elsewhere."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def report_peak_memory(name: str, servers: list[tuple[str, int | None]]) -> None:
+    """Prints each server's peak resident memory over the run (the service should stay under 300 MiB)."""
+    for server, pid in servers:
+        peak = peak_rss_mib(pid) if pid else None
+        if peak is not None:
+            print(f"{name}: peak memory of {server}: {peak:.0f} MiB (VmHWM)")
+
+
 def run_with_servers(name: str, workdir: str | None, keep: bool,
                      benchmark: Callable[[Path, list[ServerProcess]], int]) -> int:
     """Run ``benchmark(scratch_dir, started_servers)``; whatever happens (Ctrl-C, SIGTERM, errors),
@@ -275,6 +294,7 @@ def run_with_servers(name: str, workdir: str | None, keep: bool,
         print(f"{name}: interrupted; stopping the servers", file=sys.stderr)
         return 130
     finally:
+        report_peak_memory(name, [(server.name, server.proc and server.proc.pid) for server in started])
         stop_all(started)
         if keep:
             print(f"{name}: kept {root}", file=sys.stderr)

@@ -38,6 +38,7 @@ import pyarrow.dataset as ds
 import requests
 from botocore.config import Config
 from deltalake import DeltaTable, write_deltalake
+from peers import report_peak_memory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from aistor_lab.workbench.jupyter.process import ServiceProcess
@@ -182,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             profile_path.write_text(json.dumps(profile))
             results = {"many_files": many_files(server, args, profile, share),
                        "big_table": big_table(server, args, profile_path, profile, share, scratch)}
+            report_peak_memory("sharing_bench", [("aistor-lab", server.proc.pid)])
         report(results)
         if args.json:
             args.json.write_text(json.dumps(results, indent=2))
