@@ -24,6 +24,7 @@ from pathlib import Path
 
 import boto3
 import disk_reference
+from null_server import null_server
 from peers import OURS, SERVERS, ServerProcess, run_with_servers, s3_client, stop_all
 from workloads import BigFile, MiB, SmallObjects, get_big, get_small, put_big, put_small
 
@@ -219,6 +220,14 @@ def environment() -> dict[str, object]:
     }
 
 
+def null_ceiling(big: BigFile, root: Path, repeat: int) -> float:
+    """The big GET's MiB/s against a server that does nothing but send the bytes (median of ``repeat``):
+    the ceiling of the client and the loopback."""
+    with null_server(big.path) as endpoint:
+        return statistics.median(get_big(endpoint, BUCKET, "big", big, root / "null-download")
+                                 for _ in range(repeat))
+
+
 def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]) -> int:
     env = environment()
     print(f"s3_bench: {env['cpus']} CPUs shared by client and servers; scratch in {root}", flush=True)
@@ -246,6 +255,11 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
             "put_big": f"dd write {disk.mib} MiB, fdatasync: {disk.write_mib_s:,.0f} MiB/s",
             "get_big": f"dd read {disk.mib} MiB, bs=8M: {disk.read_mib_s:,.0f} MiB/s (likely cached)",
         }
+    ceiling = null_ceiling(big, root, args.repeat)
+    ours = results.get("get_big", {}).get(OURS)
+    share = f"; {OURS} reaches {ours / ceiling:.0%} of it" if isinstance(ours, float) else ""
+    references["get_big"] = "; ".join(filter(None, [
+        references.get("get_big"), f"null server answering from memory: {ceiling:,.0f} MiB/s{share}"]))
     print()
     if args.repeat > 1:
         print(f"medians of {args.repeat} rounds")
