@@ -235,10 +235,11 @@ def test_asset_catalog_agents_find_and_fetch_their_assets(runner):
     assert "vid_001" in videos and re.search(r"\b120\b", videos) and "img_001" not in videos
     assert "1920x1080" in output_text(notebook, "product-images")
     fetched = output_text(notebook, "fetched-objects")
-    assert re.findall(r"^(s3://\S+) (\d+) bytes", fetched, re.MULTILINE) == [
+    # Not anchored to line starts: once (in CI) the first line came glued to text before it.
+    assert re.findall(r"(s3://\S+) (\d+) bytes", fetched) == [
         ("s3://training-data-bucket/demo_videos/demo_001.mp4", "25"),
         ("s3://training-data-bucket/product_images/camera_001.jpg", "21"),
-    ]
+    ], fetched
     assets = output_text(notebook, "pyiceberg-assets")
     assert re.findall(r"(?:doc|img|vid)_001", assets) == ["doc_001", "img_001", "vid_001"]
     assert "[product, camera]" in assets and "(duration_sec, 120)" in assets
