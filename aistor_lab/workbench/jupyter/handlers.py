@@ -45,6 +45,13 @@ class AIStorAPIHandler(ExtensionHandlerMixin, APIHandler):
     def client(self) -> AIStorClient:
         return AIStorClient(self.app.service)
 
+    def number(self, name: str, default: int) -> int:
+        """A whole-number query argument; called inside ``answer``, whose 400 says what was wrong."""
+        text = self.get_argument(name, str(default))
+        if not text.isdigit():
+            raise UsageError(f"{name} must be a whole number, not {text!r}")
+        return int(text)
+
     async def answer(self, call, *args: Any) -> None:
         try:
             result = await IOLoop.current().run_in_executor(None, call, *args)
@@ -88,13 +95,6 @@ class TableHandler(AIStorAPIHandler):
         await self.answer(table_details, self.client, warehouse, namespace, table, preview_rows)
 
 
-def _whole_number(name: str, text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise UsageError(f"{name} must be a whole number, not {text!r}") from None
-
-
 class TableRowsHandler(AIStorAPIHandler):
     """The explorer's grid: a page of a table's rows, of a snapshot, sorted and filtered."""
 
@@ -102,13 +102,12 @@ class TableRowsHandler(AIStorAPIHandler):
     async def get(self, warehouse: str, namespace: str, table: str) -> None:
         from ..explore.iceberg_rows import table_rows  # pyarrow loads when first used, not with Jupyter
 
-        offset, limit = self.get_argument("offset", "0"), self.get_argument("limit", "100")
         options = {name: self.get_argument(arg, None) or None for name, arg in (
             ("sort", "sort"), ("filter_text", "filter"), ("columns", "columns"), ("snapshot", "snapshot"),
             ("as_of", "asOf"), ("ref", "ref"))}
         await self.answer(lambda: table_rows(self.client, warehouse, namespace, table,
-                                             offset=_whole_number("offset", offset),
-                                             limit=_whole_number("limit", limit), **options))
+                                             offset=self.number("offset", 0), limit=self.number("limit", 100),
+                                             **options))
 
 
 class TableProfileHandler(AIStorAPIHandler):

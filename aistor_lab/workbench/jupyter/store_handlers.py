@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tornado import web
 
-from ..browse import BadRequest, buckets, delta_tables, search, shared_view
+from ..browse import buckets, delta_tables, search, shared_view
 from ..objects import ObjectClient, object_client
 from .handlers import API, AIStorAPIHandler
 
@@ -20,11 +20,6 @@ class StoreHandler(AIStorAPIHandler):
         """A query argument, None when absent (an empty value stays "")."""
         return self.get_argument(name, None)
 
-    def number(self, name: str, default: int) -> int:
-        text = self.get_argument(name, str(default))
-        if not text.isdigit():
-            raise BadRequest(f"{name} must be a whole number, got {text!r}")
-        return int(text)
 
 
 class BucketsHandler(StoreHandler):
