@@ -1,13 +1,15 @@
 """Side-by-side Iceberg catalog benchmark: aistor-lab's REST catalog against PyIceberg's SqlCatalog
 (SQLite, in process) and SeaweedFS's REST catalog, all on 127.0.0.1.
 
-Two workloads, one PyIceberg client: commits per second (appends of a small batch to one table,
-one after the other) and load-table latency (p50/p99 of ``load_table`` on that table). Within a
-workload the catalogs take turns, one operation each, so that noise from the rest of the machine
-falls on all of them alike; ``--repeat N`` runs the whole sequence N times on new tables and the
-table shows medians. Ratios read ">1: aistor-lab is better".
+PyIceberg's workloads: commits per second (appends of a small batch to one table, one after the
+other) and load-table latency (p50/p99 of ``load_table`` on that table). Then the query engines
+against the REST catalogs (engine_rounds.py): DuckDB's and Spark's ``INSERT INTO`` (commits/s) and
+``SELECT count(*)`` (p50). Within a workload the catalogs take turns, one operation each, so that
+noise from the rest of the machine falls on all of them alike; ``--repeat N`` runs the whole
+sequence N times on new tables and the table shows medians. Ratios read ">1: aistor-lab is better".
 
     .venv/bin/python benchmarks/catalog_bench.py [--quick] [--repeat 3] [--json out.json]
+    .venv/bin/python benchmarks/catalog_bench.py --clients pyiceberg,duckdb   # no Spark
 """
 
 from __future__ import annotations
@@ -25,19 +27,19 @@ from importlib import metadata
 from pathlib import Path
 
 import pyarrow as pa
+from catalog_rounds import NOT_APPLICABLE, Outcome, WrongResult, batch, failure, take_turns, total_records
 from catalogs import CATALOGS, CatalogUnderTest, open_catalog, start_server
+from engine_rounds import Engine, engine_round, open_duckdb, open_spark
 from peers import OURS, ServerProcess, run_with_servers, stop_all
 from pyiceberg.catalog import Catalog
 from pyiceberg.table import Table
 from s3_bench import environment, medians
 
 NAMESPACE = "bench"
-FULL = {"commits": 100, "loads": 200}
-QUICK = {"commits": 20, "loads": 50}
-
-
-class WrongResult(Exception):
-    """A catalog returned a table that does not hold what was committed."""
+FULL = {"commits": 100, "loads": 200, "spark_ops": 20}
+QUICK = {"commits": 20, "loads": 50, "spark_ops": 10}
+PYICEBERG = "pyiceberg"
+CLIENTS = (PYICEBERG, "duckdb", "spark")
 
 
 @dataclass(frozen=True)
@@ -48,52 +50,22 @@ class Figure:
     higher_is_better: bool
 
 
-def define_figures(args: argparse.Namespace) -> list[Figure]:
-    return [
-        Figure("commits_per_s", f"append {args.rows} rows, {args.commits} commits", "commits/s", True),
-        Figure("commit_p50_ms", "  of which commit_table p50", "ms", False),
-        Figure("load_p50_ms", f"load_table p50 of {args.loads}", "ms", False),
-        Figure("load_p99_ms", f"load_table p99 of {args.loads}", "ms", False),
-    ]
-
-
-def batch(rows: int) -> pa.Table:
-    return pa.table({
-        "id": pa.array(range(rows), pa.int64()),
-        "name": pa.array([f"row-{i}" for i in range(rows)], pa.string()),
-    })
-
-
-def total_records(table: Table) -> int:
-    snapshot = table.current_snapshot()
-    return int(snapshot.summary["total-records"]) if snapshot and snapshot.summary else 0
-
-
-# A catalog's figures from one workload, or why it failed.
-Outcome = dict[str, float] | str
-
-
-def failure(exc: BaseException) -> str:
-    return f"error: {type(exc).__name__}: {exc}"
-
-
-def take_turns(operations: dict[str, Callable[[], object]], count: int) -> dict[str, list[float] | str]:
-    """Run every catalog's operation ``count`` times, the catalogs taking turns, so that noise from
-    the rest of the machine falls on all of them alike; per catalog the seconds of each run, or
-    the error that stopped it."""
-    seconds: dict[str, list[float] | str] = {name: [] for name in operations}
-    for _ in range(count):
-        for name, operation in operations.items():
-            if isinstance(seconds[name], str):
-                continue
-            start = time.perf_counter()
-            try:
-                operation()
-            except Exception as exc:  # noqa: BLE001 - record it, go on with the other catalogs
-                seconds[name] = failure(exc)
-                continue
-            seconds[name].append(time.perf_counter() - start)
-    return seconds
+def define_figures(args: argparse.Namespace, engines: list[Engine]) -> list[Figure]:
+    figures = []
+    if PYICEBERG in args.clients:
+        figures += [
+            Figure("commits_per_s", f"PyIceberg append {args.rows} rows, {args.commits} commits", "commits/s", True),
+            Figure("commit_p50_ms", "  of which commit_table p50", "ms", False),
+            Figure("load_p50_ms", f"PyIceberg load_table p50 of {args.loads}", "ms", False),
+            Figure("load_p99_ms", f"PyIceberg load_table p99 of {args.loads}", "ms", False),
+        ]
+    for engine in engines:
+        inserts_key, count_key = engine.figure_keys()
+        figures += [
+            Figure(inserts_key, f"{engine.label} INSERT {args.rows} rows, {engine.inserts} commits", "commits/s", True),
+            Figure(count_key, f"{engine.label} SELECT count(*) p50 of {engine.counts}", "ms", False),
+        ]
+    return figures
 
 
 @contextmanager
@@ -209,15 +181,21 @@ Samples = dict[str, dict[str, list[float] | str]]
 Workload = Callable[[list[CatalogUnderTest], str], dict[str, Outcome]]
 
 
-def run_rounds(args: argparse.Namespace, catalogs: list[CatalogUnderTest]) -> Samples:
-    """Each round: the commits, then the loads, every catalog taking turns within each. A catalog's
-    entry for a figure is its values so far, or the error that ended them (later rounds skip it)."""
+def run_rounds(args: argparse.Namespace, catalogs: list[CatalogUnderTest], engines: list[Engine]) -> Samples:
+    """Each round: PyIceberg's commits, then its loads, then each engine's INSERTs and counts, every
+    catalog taking turns within each. A catalog's entry for a figure is its values so far, or the
+    error that ended them (later rounds skip it)."""
     data = batch(args.rows)
     expected_rows = args.rows * (args.commits + 1)
-    workloads: list[tuple[str, list[str], Workload]] = [
-        ("commits", ["commits_per_s", "commit_p50_ms"], lambda cs, t: commit_round(cs, t, data, args.commits)),
-        ("loads", ["load_p50_ms", "load_p99_ms"], lambda cs, t: load_round(cs, t, expected_rows, args.loads)),
-    ]
+    workloads: list[tuple[str, list[str], Workload]] = []
+    if PYICEBERG in args.clients:
+        workloads += [
+            ("commits", ["commits_per_s", "commit_p50_ms"], lambda cs, t: commit_round(cs, t, data, args.commits)),
+            ("loads", ["load_p50_ms", "load_p99_ms"], lambda cs, t: load_round(cs, t, expected_rows, args.loads)),
+        ]
+    for engine in engines:
+        workloads.append((engine.key, engine.figure_keys(),
+                          partial(lambda e, cs, t: engine_round(e, cs, f"{t}_{e.key}", data), engine)))
     samples: Samples = {key: {} for _, keys, _ in workloads for key in keys}
     for number in range(1, args.repeat + 1):
         identifier = f"{NAMESPACE}.round_{number}"
@@ -252,13 +230,21 @@ def ratios(figures: list[Figure], results: dict[str, dict[str, float | str]], pe
     return table
 
 
+def _cell(value: float | str | None) -> str:
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    if value is None:
+        return "-"
+    return NOT_APPLICABLE if value.startswith(NOT_APPLICABLE) else "ERR"
+
+
 def render_table(figures: list[Figure], names: list[str], results: dict[str, dict[str, float | str]],
                  ratio: dict[str, dict[str, float]]) -> str:
     peers = [name for name in names if name != OURS] if OURS in names else []
     rows = [["figure", "unit", *names, *(f"vs {peer}" for peer in peers)]]
     for figure in figures:
         row = results.get(figure.key, {})
-        values = [f"{row[n]:,.2f}" if isinstance(row.get(n), float) else "ERR" if n in row else "-" for n in names]
+        values = [_cell(row.get(n)) for n in names]
         shares = [f"{ratio[figure.key][p]:.2f}x" if p in ratio.get(figure.key, {}) else "-" for p in peers]
         rows.append([figure.label, figure.unit, *values, *shares])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -278,11 +264,17 @@ def render_table(figures: list[Figure], names: list[str], results: dict[str, dic
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
-                        help=f"small run: {QUICK['commits']} commits, {QUICK['loads']} loads "
+                        help=f"small run: {QUICK['commits']} commits, {QUICK['loads']} loads, "
+                             f"{QUICK['spark_ops']} Spark operations "
                              "(explicit options still win)")
     parser.add_argument("--commits", type=int, help=f"timed appends per round (default {FULL['commits']})")
     parser.add_argument("--rows", type=int, default=10, help="rows per append (default 10)")
-    parser.add_argument("--loads", type=int, help=f"timed load_table calls per round (default {FULL['loads']})")
+    parser.add_argument("--loads", type=int, help=f"timed load_table calls per round (default {FULL['loads']}); "
+                                                   "DuckDB makes as many INSERTs and counts as --commits and --loads")
+    parser.add_argument("--spark-ops", type=int,
+                        help=f"timed Spark INSERTs, and counts, per round (default {FULL['spark_ops']})")
+    parser.add_argument("--clients", default=",".join(CLIENTS),
+                        help=f"comma-separated subset of {', '.join(CLIENTS)} (default all)")
     parser.add_argument("--repeat", type=int, default=1,
                         help="rounds of the whole sequence, each on a new table; the table shows medians")
     parser.add_argument("--catalogs", default=",".join(CATALOGS),
@@ -296,12 +288,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         if getattr(args, name) is None:
             setattr(args, name, value)
     args.catalogs = [name.strip() for name in args.catalogs.split(",") if name.strip()]
-    unknown = sorted(set(args.catalogs) - set(CATALOGS))
-    if unknown:
-        parser.error(f"unknown catalogs: {', '.join(unknown)}")
-    if min(args.commits, args.rows, args.repeat) < 1 or args.loads < 2:
-        parser.error("--commits, --rows and --repeat must be >= 1, --loads >= 2")
+    args.clients = [name.strip() for name in args.clients.split(",") if name.strip()]
+    for kind, given, known in (("catalogs", args.catalogs, CATALOGS), ("clients", args.clients, CLIENTS)):
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            parser.error(f"unknown {kind}: {', '.join(unknown)}")
+    if min(args.commits, args.rows, args.repeat, args.spark_ops) < 1 or args.loads < 2:
+        parser.error("--commits, --rows, --spark-ops and --repeat must be >= 1, --loads >= 2")
     return args
+
+
+def open_engines(args: argparse.Namespace, catalogs: list[CatalogUnderTest]) -> list[Engine]:
+    """The query engines asked for, attached to the catalogs (untimed)."""
+    engines = []
+    if "duckdb" in args.clients:
+        engines.append(open_duckdb(catalogs, args.commits, args.loads))
+    if "spark" in args.clients:
+        engines.append(open_spark(catalogs, args.spark_ops))
+    return engines
 
 
 def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]) -> int:
@@ -312,8 +316,15 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
         print(f"  {name} skipped, {why.splitlines()[0]}", file=sys.stderr, flush=True)
     for under_test in catalogs:
         print(f"  {under_test.name} {under_test.version} at {under_test.where}", flush=True)
-    figures = define_figures(args)
-    samples = run_rounds(args, catalogs)
+    engines = open_engines(args, catalogs)
+    try:
+        for engine in engines:
+            print(f"  client {engine.version}", flush=True)
+        figures = define_figures(args, engines)
+        samples = run_rounds(args, catalogs, engines)
+    finally:
+        for engine in engines:
+            engine.close()
     results = medians(samples)
     peers = [name for name in args.catalogs if name != OURS]
     ratio = ratios(figures, results, peers)
@@ -322,14 +333,16 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
         print(f"medians of {args.repeat} rounds")
     print(render_table(figures, args.catalogs, results, ratio))
     errors = {f"{key} on {name}": value for key, row in results.items() for name, value in row.items()
-              if isinstance(value, str)}
+              if isinstance(value, str) and not value.startswith(NOT_APPLICABLE)}
     for where, what in {**failures, **errors}.items():
         print(f"  {where}: {what.splitlines()[0]}", file=sys.stderr)
     if args.json:
         args.json.write_text(json.dumps({
-            "settings": {"commits": args.commits, "rows": args.rows, "loads": args.loads, "repeat": args.repeat},
+            "settings": {"commits": args.commits, "rows": args.rows, "loads": args.loads, "repeat": args.repeat,
+                         "spark_ops": args.spark_ops, "clients": args.clients},
             "environment": env,
             "catalogs": {c.name: {"version": c.version, "where": c.where} for c in catalogs},
+            "clients": {PYICEBERG: env["pyiceberg"], **{e.key: e.version for e in engines}},
             "failures": failures,
             "figures": {f.key: {"label": f.label, "unit": f.unit, "higher_is_better": f.higher_is_better}
                         for f in figures},

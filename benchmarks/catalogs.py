@@ -36,6 +36,7 @@ class CatalogUnderTest:
     version: str
     where: str
     catalog: Catalog
+    server: ServerProcess | None = None  # the server of a REST catalog, which other clients reach too
 
 
 def start_server(name: str, workdir: Path) -> ServerProcess | None:
@@ -58,7 +59,7 @@ def open_catalog(name: str, workdir: Path, server: ServerProcess | None, timeout
     # it exists. Ours answers at once.
     catalog = load_catalog(server.name, **rest_properties(server))
     _wait_answers(catalog, timeout)
-    return CatalogUnderTest(server.name, server.version, server.catalog_uri, catalog)
+    return CatalogUnderTest(server.name, server.version, server.catalog_uri, catalog, server)
 
 
 def rest_properties(server: ServerProcess) -> dict[str, str]:

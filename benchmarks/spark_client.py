@@ -1,0 +1,66 @@
+"""Spark as a client of the Iceberg REST catalogs: one local session (the product's
+``aistor_lab.workbench.spark.session``, jars from the offline kit) with every catalog configured in it.
+
+aistor-lab's catalog is the session's ``aistor`` catalog, as the product configures it; each other
+REST catalog gets the same properties under its own name, only the ``uri`` differs. Spark's table
+cache is off for every catalog, so each query loads the table from the catalog.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from peers import ACCESS_KEY, OURS, SECRET_KEY, ServerProcess
+
+from aistor_lab.workbench.service_config import ServiceConfig, spark_catalog_conf
+from aistor_lab.workbench.spark import CATALOG, session
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def catalog_name(server: ServerProcess) -> str:
+    """The Spark catalog that reaches ``server``'s REST catalog (a name Spark SQL takes unquoted)."""
+    return CATALOG if server.name == OURS else server.name.replace("-", "_")
+
+
+def _catalog_conf(server: ServerProcess, warehouse: str) -> dict[str, str]:
+    name = catalog_name(server)
+    conf = spark_catalog_conf(ServiceConfig(server.endpoint, ACCESS_KEY, SECRET_KEY), warehouse, name)
+    conf[f"spark.sql.catalog.{name}.uri"] = server.catalog_uri
+    conf[f"spark.sql.catalog.{name}.cache-enabled"] = "false"
+    return conf
+
+
+class SparkCatalogs:
+    """One local Spark session with the REST catalogs of ``servers`` (the first must be aistor-lab's:
+    the session is made for it)."""
+
+    def __init__(self, servers: list[ServerProcess], warehouse: str) -> None:
+        ours = next(server for server in servers if server.name == OURS)
+        conf: dict[str, str] = {
+            "spark.ui.enabled": "false",
+            "spark.sql.shuffle.partitions": "2",
+        }
+        for server in servers:
+            conf.update(_catalog_conf(server, warehouse))
+        self.spark: SparkSession = session(
+            warehouse, app_name="catalog_bench", master="local[2]", endpoint=ours.endpoint,
+            access_key=ACCESS_KEY, secret_key=SECRET_KEY, progress=False, **conf,
+        )
+
+    def version(self) -> str:
+        return f"Spark {self.spark.version}"
+
+    def count(self, server: ServerProcess, identifier: str) -> int:
+        return self.spark.sql(f"SELECT count(*) FROM {catalog_name(server)}.{identifier}").collect()[0][0]
+
+    def insert(self, server: ServerProcess, identifier: str, rows: int) -> None:
+        """One commit of ``rows`` new rows (``id`` long, ``name`` string)."""
+        self.spark.sql(
+            f"INSERT INTO {catalog_name(server)}.{identifier} "
+            f"SELECT id, concat('row-', id) FROM range({int(rows)})"
+        )
+
+    def stop(self) -> None:
+        self.spark.stop()
