@@ -63,6 +63,7 @@ ui-test: setup
 bench: setup
 	$(BIN)/python benchmarks/s3_bench.py --quick
 	$(BIN)/python benchmarks/catalog_bench.py --quick
+	$(BIN)/python benchmarks/contention_bench.py --quick
 	$(BIN)/python benchmarks/sharing_bench.py --quick
 
 # Re-pin every installed distribution after changing dependencies in pyproject.toml.
