@@ -122,7 +122,10 @@ def test_pyiceberg_writes_and_reads_through_vended_credentials(server, catalog, 
     table.append(rows([1, 2]))
     table.append(rows([3]))
     loaded = catalog.load_table(f"{namespace}.events")
-    assert loaded.io.properties["s3.access-key-id"] != io["s3.access-key-id"]  # fresh at every load
+    # Reused while at least half their hour is left (as Polaris caches them), and scoped to one table.
+    assert loaded.io.properties["s3.access-key-id"] == io["s3.access-key-id"]
+    other = catalog.create_table(f"{namespace}.others", schema=SCHEMA)
+    assert other.io.properties["s3.access-key-id"] != io["s3.access-key-id"]
     assert sorted(loaded.scan().to_arrow().column("id").to_pylist()) == [1, 2, 3]
     # what was sent: the spec's storage-credentials for the table's location, and the same in config
     body = vend(server, namespace, "events")
@@ -175,7 +178,10 @@ def test_vended_credentials_stay_within_their_table(server, catalog, namespace):
 def test_session_keys_need_their_own_token(server, catalog, namespace):
     catalog.create_table(f"{namespace}.keyed", schema=SCHEMA).append(rows([1]))
     first = vend(server, namespace, "keyed")["storage-credentials"][0]["config"]
-    second = vend(server, namespace, "keyed")["storage-credentials"][0]["config"]
+    # another session of the same user and table: a refresh issues new credentials
+    second = catalog_call(server, "GET", table_path(namespace, "keyed") + "/credentials")[1]
+    second = second["storage-credentials"][0]["config"]
+    assert second["s3.access-key-id"] != first["s3.access-key-id"]
     key = vend(server, namespace, "keyed")["metadata-location"].removeprefix(f"s3://{WAREHOUSE}/")
     without_token = make_s3_client(server.endpoint, first["s3.access-key-id"], first["s3.secret-access-key"])
     assert error_code(lambda: without_token.get_object(Bucket=WAREHOUSE, Key=key)) == "InvalidAccessKeyId"

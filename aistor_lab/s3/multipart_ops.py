@@ -124,7 +124,7 @@ async def complete_upload(req: S3Handler) -> None:
         raise S3Error("MalformedXML", "You must specify at least one part.")
     upload_id = req.query["uploadId"]
     await req.run_read(req.services.table_guard.check_write, req.bucket, req.key)
-    checksums = await req.run_blocking(_object_checksums, req, upload_id, parts, listed)
+    checksums = await req.run_read(_object_checksums, req, upload_id, parts, listed)
     info = await req.run_blocking(
         req.store.complete_multipart_upload,
         req.bucket,

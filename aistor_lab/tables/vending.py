@@ -72,14 +72,17 @@ class CredentialVendor:
         self._iam = iam
         self._settings = settings
 
-    def storage_credentials(self, user: str, location: str, *, writable: bool) -> list[dict]:
+    def storage_credentials(self, user: str, location: str, *, writable: bool, fresh: bool = False) -> list[dict]:
         """The spec's ``storage-credentials`` for a table location: one entry, or none when the location
-        cannot be scoped."""
+        cannot be scoped. ``fresh``: new credentials (a refresh), else the user's current ones for this
+        location while at least half their lifetime is left."""
         scope = TableScope.of_location(location)
         if scope is None:
             log.warning("not vending credentials for the table location %r: no bucket and prefix", location)
             return []
-        session = self._iam.sessions.issue(user, scope.policy(writable), self._settings.vended_credentials_ttl_seconds)
+        ttl = self._settings.vended_credentials_ttl_seconds
+        sessions = self._iam.sessions
+        session = (sessions.issue if fresh else sessions.reusable)(user, scope.policy(writable), ttl)
         config = {
             "s3.access-key-id": session.access_key,
             "s3.secret-access-key": session.secret_key,

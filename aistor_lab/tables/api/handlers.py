@@ -159,12 +159,13 @@ class CatalogHandler(SmallBodyHandler):
             arns = entry_arns(warehouse, content.kind, dotted_namespace, content.name, content.uuid)
             self.authorize(action, Scope(arns, {NAMESPACE_KEY: dotted_namespace, NAME_KEYS[content.kind]: content.name}))
 
-    async def vend(self, scope: Scope, location: str) -> list[dict]:
+    async def vend(self, scope: Scope, location: str, *, fresh: bool = False) -> list[dict]:
         """Storage credentials for a table the caller may read: read-write when it may also commit.
         Vending never fails a request: what goes wrong is logged and nothing is vended."""
         try:
             writable = self.allowed("s3tables:UpdateTableMetadataLocation", scope)
-            return await self.call(self.vendor.storage_credentials, self.access_key, location, writable=writable)
+            return await self.call(self.vendor.storage_credentials, self.access_key, location, writable=writable,
+                                   fresh=fresh)
         except Exception:  # see the docstring
             log.exception("could not vend credentials for %s", scope.resources[0])
             return []
@@ -409,7 +410,7 @@ class CredentialsHandler(CatalogHandler):
         namespace = split_namespace(joined_namespace)
         scope = await self.authorize_entry("s3tables:GetTable", warehouse, namespace, table, TABLE)
         result = await self.call(self.catalog.tables.load, warehouse, namespace, table, snapshots="refs")
-        credentials = await self.vend(scope, result.body["metadata"]["location"])
+        credentials = await self.vend(scope, result.body["metadata"]["location"], fresh=True)
         self.reply({"storage-credentials": credentials})
 
 
