@@ -19,14 +19,18 @@ from pathlib import Path
 RANGE = re.compile(r"bytes=(\d+)-(\d*)")
 
 
-class _Handler(BaseHTTPRequestHandler):
+class NullHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as S3 servers answer
 
     def log_message(self, *args) -> None:
         pass
 
+    def body(self) -> bytes:
+        """The bytes this request is answered with (subclasses pick them by path)."""
+        return self.server.body  # type: ignore[attr-defined]
+
     def _answer(self, with_body: bool) -> None:
-        body: bytes = self.server.body  # type: ignore[attr-defined]
+        body = self.body()
         first, last, status = 0, len(body) - 1, 200
         wanted = RANGE.fullmatch(self.headers.get("Range", ""))
         if wanted:
@@ -64,7 +68,7 @@ def null_server(path: Path) -> Iterator[str]:
 
 
 def main() -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), NullHandler)
     server.daemon_threads = True
     server.body = Path(sys.argv[1]).read_bytes()  # type: ignore[attr-defined]
     print(server.server_address[1], flush=True)

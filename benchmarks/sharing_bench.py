@@ -13,6 +13,10 @@ Starts ``aistor-lab server`` on a free loopback port with a scratch data directo
    the server; the same Parquet files are downloaded to local disk. Then ``delta_sharing.
    load_as_pandas`` through the share against ``pyarrow.dataset`` reading the local files
    ``.to_table().to_pandas()``; both give the same DataFrame (checked by row count and a column sum).
+   The ceiling beside them: the same ``load_as_pandas`` against ``null_share.py``, which answers the
+   query with the lines aistor-lab answered, and the files' bytes from memory (what the client itself
+   costs: it reads the files one after the other, then concatenates and reorders the frames). The
+   runs take turns (share, ceiling, disk), so noise falls on all three alike.
 
 Prints each figure and the ratios; ``--json`` writes them too.
 
@@ -22,6 +26,7 @@ Prints each figure and the ratios; ``--json`` writes them too.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import shutil
 import statistics
@@ -38,6 +43,7 @@ import pyarrow.dataset as ds
 import requests
 from botocore.config import Config
 from deltalake import DeltaTable, write_deltalake
+from null_share import null_share
 from peers import report_peak_memory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -81,15 +87,17 @@ def admin(endpoint: str, method: str, path: str, body: dict) -> dict:
     return response.json()
 
 
-def timed(function, repeat: int) -> tuple[float, object]:
-    """Median seconds of ``repeat`` runs after one untimed warm-up, and the last result."""
-    result = function()
-    samples = []
+def timed(functions: dict, repeat: int) -> dict[str, tuple[float, object]]:
+    """Name -> (median seconds of ``repeat`` runs after one untimed warm-up, last result); the
+    functions take turns, so that noise from the rest of the machine falls on all of them alike."""
+    results = {name: function() for name, function in functions.items()}
+    samples: dict[str, list[float]] = {name: [] for name in functions}
     for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples), result
+        for name, function in functions.items():
+            start = time.perf_counter()
+            results[name] = function()
+            samples[name].append(time.perf_counter() - start)
+    return {name: (statistics.median(samples[name]), results[name]) for name in functions}
 
 
 def many_files(server: ServiceProcess, args: argparse.Namespace, profile: dict, share: str) -> dict:
@@ -116,16 +124,14 @@ def many_files(server: ServiceProcess, args: argparse.Namespace, profile: dict, 
         "one partition": {"jsonPredicateHints": json.dumps(one_day)},
         "partition + id range": {"jsonPredicateHints": json.dumps({"op": "and", "children": [one_day, low_ids]})},
     }
-    figures = {"files": files, "commits": args.commits, "write_seconds": round(written, 2), "queries": {}}
-    for name, body in queries.items():
-        def query(body=body) -> int:
-            response = requests.post(query_url, json=body, headers=headers, timeout=600)
-            response.raise_for_status()
-            return sum(1 for line in response.iter_lines() if line.startswith(b'{"file"'))
+    def query(body: dict) -> int:
+        response = requests.post(query_url, json=body, headers=headers, timeout=600)
+        response.raise_for_status()
+        return sum(1 for line in response.iter_lines() if line.startswith(b'{"file"'))
 
-        seconds, returned = timed(query, args.repeat)
-        figures["queries"][name] = {"seconds": seconds, "files": returned}
-    return figures
+    timings = timed({name: functools.partial(query, body) for name, body in queries.items()}, args.repeat)
+    return {"files": files, "commits": args.commits, "write_seconds": round(written, 2),
+            "queries": {name: {"seconds": seconds, "files": returned} for name, (seconds, returned) in timings.items()}}
 
 
 def big_table(server: ServiceProcess, args: argparse.Namespace, profile_path: Path, profile: dict, share: str,
@@ -153,20 +159,35 @@ def big_table(server: ServiceProcess, args: argparse.Namespace, profile_path: Pa
         s3.download_file(BUCKET, key, str(paths[-1]))
     size = sum(p.stat().st_size for p in paths)
 
-    def through_share() -> pd.DataFrame:
-        return delta_sharing.load_as_pandas(f"{profile_path}#{share}.s.big", use_delta_format=False)
+    # The query answer the client gets (parquet format: it sends no capabilities), for the ceiling.
+    answer = requests.post(f"{profile['endpoint']}/shares/{share}/schemas/s/tables/big/query", json={},
+                           headers={"Authorization": f"Bearer {profile['bearerToken']}"}, timeout=60)
+    answer.raise_for_status()
+    answer_path = scratch / "big-answer.ndjson"
+    answer_path.write_bytes(answer.content)
 
-    def from_disk() -> pd.DataFrame:
-        return ds.dataset([str(p) for p in paths], format="parquet").to_table().to_pandas()
+    def summary(frame: pd.DataFrame) -> tuple[int, float]:
+        return len(frame), float(frame["c0"].sum())  # not the frame: three of 1 GiB would be held at once
 
-    repeat = max(1, min(args.repeat, 3))
-    share_seconds, shared = timed(through_share, repeat)
-    disk_seconds, direct = timed(from_disk, repeat)
-    assert len(shared) == len(direct) == rows_total, (len(shared), len(direct), rows_total)
-    assert abs(shared["c0"].sum() - direct["c0"].sum()) < 1e-6 * rows_total
-    return {"bytes": size, "files": len(paths), "rows": rows_total, "share_seconds": share_seconds,
-            "disk_seconds": disk_seconds, "share_mib_s": size / 2**20 / share_seconds,
-            "disk_mib_s": size / 2**20 / disk_seconds}
+    def load(profile_file: Path) -> tuple[int, float]:
+        return summary(delta_sharing.load_as_pandas(f"{profile_file}#{share}.s.big", use_delta_format=False))
+
+    def from_disk() -> tuple[int, float]:
+        return summary(ds.dataset([str(p) for p in paths], format="parquet").to_table().to_pandas())
+
+    with null_share(answer_path, int(answer.headers["Delta-Table-Version"]), paths) as null_endpoint:
+        null_profile = scratch / "null.share"
+        null_profile.write_text(json.dumps({**profile, "endpoint": null_endpoint}))
+        timings = timed({"share": functools.partial(load, profile_path),
+                         "ceiling": functools.partial(load, null_profile), "disk": from_disk},
+                        max(1, min(args.repeat, 3)))
+    (rows, total), (direct_rows, direct_total) = timings["share"][1], timings["disk"][1]
+    assert rows == direct_rows == timings["ceiling"][1][0] == rows_total, (rows, direct_rows, rows_total)
+    assert abs(total - direct_total) < 1e-6 * rows_total
+    seconds = {name: median for name, (median, _) in timings.items()}
+    return {"bytes": size, "files": len(paths), "rows": rows_total, "share_seconds": seconds["share"],
+            "ceiling_seconds": seconds["ceiling"], "disk_seconds": seconds["disk"],
+            **{f"{name}_mib_s": size / 2**20 / value for name, value in seconds.items()}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -204,8 +225,12 @@ def report(results: dict) -> None:
     big = results["big_table"]
     print(f"\nBig table: {big['bytes'] / GiB:.2f} GiB of Parquet in {big['files']} files, {big['rows']:,} rows")
     print(f"  load_as_pandas through the share : {big['share_seconds']:8.2f} s  ({big['share_mib_s']:.0f} MiB/s)")
+    print(f"  the same from the null share     : {big['ceiling_seconds']:8.2f} s  ({big['ceiling_mib_s']:.0f} MiB/s)"
+          "  (the client's ceiling)")
     print(f"  pyarrow from local disk          : {big['disk_seconds']:8.2f} s  ({big['disk_mib_s']:.0f} MiB/s)")
-    print(f"  ratio share/local                : {big['share_seconds'] / big['disk_seconds']:8.2f}x")
+    print(f"  ratio share/local                : {big['share_seconds'] / big['disk_seconds']:8.2f}x"
+          f"  (the ceiling: {big['ceiling_seconds'] / big['disk_seconds']:.2f}x)")
+    print(f"  share of the ceiling reached     : {big['ceiling_seconds'] / big['share_seconds']:8.0%}")
 
 
 if __name__ == "__main__":
