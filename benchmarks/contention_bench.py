@@ -154,7 +154,8 @@ def run_rounds(args: argparse.Namespace, catalogs: list[CatalogUnderTest]) -> di
     figures = define_figures(args)
     samples: dict[str, dict[str, list[float] | str]] = {figure.key: {} for figure in figures}
     for number in range(1, args.repeat + 1):
-        for under_test in catalogs[number - 1:] + catalogs[:number - 1]:
+        first = (number - 1) % len(catalogs)
+        for under_test in catalogs[first:] + catalogs[:first]:
             if isinstance(samples["commits_per_s"].get(under_test.name), str):
                 continue
             outcome = contend(under_test, f"{NAMESPACE}.contention_{number}", args.writers, args.commits, args.rows)

@@ -33,11 +33,11 @@ def _catalog_conf(server: ServerProcess, warehouse: str) -> dict[str, str]:
 
 
 class SparkCatalogs:
-    """One local Spark session with the REST catalogs of ``servers`` (the first must be aistor-lab's:
-    the session is made for it)."""
+    """One local Spark session with the REST catalogs of ``servers``, made for aistor-lab's (or, without
+    it, for the first server, whose ``aistor`` catalog then goes unused)."""
 
     def __init__(self, servers: list[ServerProcess], warehouse: str) -> None:
-        ours = next(server for server in servers if server.name == OURS)
+        ours = next((server for server in servers if server.name == OURS), servers[0])
         conf: dict[str, str] = {
             "spark.ui.enabled": "false",
             "spark.sql.shuffle.partitions": "2",
