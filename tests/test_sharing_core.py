@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from aistor_lab.auth import AuthError, verify_request
+from aistor_lab.auth.canonical import aws_encode
 from aistor_lab.sharing import predicates
 from aistor_lab.sharing.delta_log import DeltaLogSource
 from aistor_lab.sharing.errors import InternalError, InvalidParameter, NotFound, UnsupportedOperation
@@ -114,6 +115,18 @@ def test_presigned_urls_verify_with_the_s3_verifier():
     for outside in ("s3://bucket/dir2/x", "s3://other/dir/x", "s3://bucket/dir/../x", "s3://bucket/dir/", "/dir/x"):
         with pytest.raises(UnsupportedOperation, match="outside its location"):
             signer.url(outside)
+
+
+def test_presigned_paths_are_the_sigv4_encoding_of_the_keys():
+    signer = Presigner("http://localhost:9000", "minioadmin", "minioadmin").signer(Scope("bucket", "dir"),
+                                                                                   now=1_700_000_000)
+    every_ascii = "".join(chr(c) for c in range(1, 128) if chr(c) != "/")
+    for key in (f"dir/{every_ascii}", "dir/day=7/part-0.snappy.parquet", "dir/plain/x.parquet", "dir/ünï/a b"):
+        parts = urlsplit(signer.url(f"s3://bucket/{key}"))
+        assert parts.path == aws_encode(f"/bucket/{key}", keep_slash=True)
+        result = verify_request("GET", parts.path, parts.query, {"host": "localhost:9000"},
+                                {"minioadmin": "minioadmin"}.get, service="s3", now=1_700_000_100)
+        assert result.access_key == "minioadmin"
 
 
 def test_page_tokens_and_capabilities():
