@@ -190,7 +190,7 @@ def run_transfers(transfers: list[Transfer], servers: list[ServerProcess],
 def render_table(transfers: list[Transfer], names: list[str], rows: list[dict[str, Measure]]) -> str:
     header = ["transfer"]
     for name in names:
-        header += [f"{name} peak MiB", "growth MiB", "in parts"]
+        header += [f"{name} peak MiB", "growth MiB", "growth as"]
     if OURS in names and PEER in names:
         header.append(f"peak {PEER}/{OURS}")
     table = [header]
