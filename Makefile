@@ -65,6 +65,7 @@ bench: setup
 	$(BIN)/python benchmarks/catalog_bench.py --quick
 	$(BIN)/python benchmarks/contention_bench.py --quick
 	$(BIN)/python benchmarks/sharing_bench.py --quick
+	$(BIN)/python benchmarks/memory_bench.py --quick
 
 # Re-pin every installed distribution after changing dependencies in pyproject.toml.
 lock:
