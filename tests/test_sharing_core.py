@@ -78,6 +78,25 @@ def test_predicates_on_partitions_and_stats():
     assert not _may_match({"op": "isNull", "children": [_column("id", "int")]}, day)
 
 
+def test_one_evaluator_judges_each_partition_of_many_files():
+    """The evaluator keeps each partition's verdict: files met later, in any order of their partition
+    values, with nulls, must still get their own partition's verdict."""
+    in_range = {"op": "and", "children": [
+        {"op": "greaterThanOrEqual", "children": [_column("d", "int"), _literal("3", "int")]},
+        {"op": "lessThan", "children": [_column("d", "int"), _literal("5", "int")]}]}
+    evaluator = predicates.Evaluator(in_range, ["d", "e"], {})
+    files = [_file({"d": str(d % 7), "e": "x"}) for d in range(70)] + [_file({"e": "x", "d": "4"}),
+                                                                        _file({"d": None, "e": "x"})]
+    kept = [f.partition_values["d"] for f in files if evaluator.may_match(f)]
+    assert kept == ["3", "4"] * 10 + ["4"]
+    with_stats = {"op": "and", "children": [in_range, {"op": "lessThan", "children": [_column("id", "int"),
+                                                                                    _literal("5", "int")]}]}
+    evaluator = predicates.Evaluator(with_stats, ["d"], {})
+    low, high = ({"numRecords": 1, "minValues": {"id": v}, "maxValues": {"id": v}} for v in (1, 9))
+    assert [evaluator.may_match(_file({"d": d}, stats)) for d, stats in
+            (("3", low), ("3", high), ("5", low), ("4", low))] == [True, False, False, True]
+
+
 def test_predicates_that_cannot_be_judged_keep_files():
     no_stats = _file({"d": "x"})
     assert _may_match({"op": "equal", "children": [_column("id", "int"), _literal("1", "int")]}, no_stats)

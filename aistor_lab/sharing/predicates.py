@@ -25,6 +25,7 @@ _COMPARISONS = {"equal", "lessThan", "lessThanOrEqual", "greaterThan", "greaterT
 _MIRRORED = {"equal": "equal", "lessThan": "greaterThan", "lessThanOrEqual": "greaterThanOrEqual",
              "greaterThan": "lessThan", "greaterThanOrEqual": "lessThanOrEqual"}
 _LEAVES = {"column", "literal"}
+_UNJUDGED = object()  # no verdict yet (UNKNOWN is one)
 
 
 class _Unjudgeable(Exception):
@@ -107,7 +108,7 @@ class FileView:
 
     @property
     def partition_key(self) -> tuple:
-        return tuple(sorted(self.partition_values.items()))
+        return partition_key(self.partition_values)
 
     @property
     def stats(self) -> dict:
@@ -138,6 +139,12 @@ class FileView:
                 return _Range(None, None, nulls, rows)
             raise _Unjudgeable
         return _Range(convert(low), convert(high), nulls, rows)
+
+
+def partition_key(values: dict) -> tuple:
+    """What identifies a file's partition, to judge it once. Not sorted: the files of one writer list
+    their values in one order, and two orders of the same values only cost a second judgement."""
+    return tuple(values.items())
 
 
 def _lookup(values, name: str):
@@ -188,6 +195,10 @@ class Evaluator:
         self._verdicts: dict[tuple[int, tuple], bool | None] = {}
 
     def may_match(self, action: FileAction) -> bool:
+        if id(self._tree) in self._partition_nodes:  # the whole tree: a lookup per file, no view
+            verdict = self._verdicts.get((id(self._tree), partition_key(action.partition_values)), _UNJUDGED)
+            if verdict is not _UNJUDGED:
+                return verdict is not FALSE
         return self._eval(self._tree, FileView(action, self._partitions, self._physical)) is not FALSE
 
     def _eval(self, node: dict, file: FileView) -> bool | None:
