@@ -25,6 +25,9 @@ def test_a_version_is_read_once_per_snapshots_mode():
     refs = loaded.get("s3://wh/t/metadata/00001.json", "refs", read("refs"))
     assert reads == ["all", "refs"] and again is first and refs[0]["snapshots"] == []
     assert json.loads(first[1]) == first[0]  # the text is the metadata's JSON, big ids exact
+    # without a load (a caller on the event loop): what is kept, else None and nothing read
+    assert loaded.get("s3://wh/t/metadata/00001.json", "all", None) is first
+    assert loaded.get("s3://wh/t/metadata/00002.json", "all", None) is None and reads == ["all", "refs"]
 
 
 def test_the_cache_is_bounded_by_the_encoded_size():

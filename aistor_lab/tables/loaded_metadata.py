@@ -20,13 +20,13 @@ class LoadedMetadata:
         self._cache: LRUCache = LRUCache(maxsize=max_bytes, getsizeof=lambda entry: len(entry[1]))
         self._lock = threading.Lock()  # loads run on the executor's threads
 
-    def get(self, metadata_location: str, snapshots: str, load: Callable[[], dict]) -> tuple[dict, str]:
+    def get(self, metadata_location: str, snapshots: str, load: Callable[[], dict] | None) -> tuple[dict, str] | None:
         """(the metadata a load answers, its JSON text) of one version in one ``snapshots`` mode;
-        ``load`` makes the metadata when it is not kept."""
+        ``load`` makes the metadata when it is not kept (without it: None)."""
         key = (metadata_location, snapshots)
         with self._lock:
             found = self._cache.get(key)
-        if found is not None:
+        if found is not None or load is None:
             return found
         metadata = load()
         entry = (metadata, json.dumps(metadata))

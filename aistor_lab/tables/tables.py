@@ -71,9 +71,11 @@ class Tables:
         *,
         snapshots: str = "all",
         if_none_match: str | None = None,
-    ) -> TableResult:
+        kept_only: bool = False,
+    ) -> TableResult | None:
         """LoadTableResult and its ETag; ``body`` is None when ``if_none_match`` names the current
-        version (HTTP 304), decided from the pointer alone without reading the metadata file."""
+        version (HTTP 304), decided from the pointer alone without reading the metadata file.
+        ``kept_only``: None rather than reading a metadata file that is not kept in memory."""
         if snapshots not in SNAPSHOT_MODES:
             raise BadRequestException(f"Invalid snapshots mode: {snapshots!r} (all or refs)")
         pointer = self.entries.current(warehouse, namespace, table, TABLE)
@@ -88,7 +90,10 @@ class Tables:
             shown = metadata["snapshots"] if snapshots == "all" else referenced_snapshots(metadata)
             return serialize(metadata, snapshots=shown)
 
-        metadata, text = self.loaded.get(pointer.metadata_location, snapshots, read)
+        kept = self.loaded.get(pointer.metadata_location, snapshots, None if kept_only else read)
+        if kept is None:
+            return None
+        metadata, text = kept
         body = {"metadata-location": pointer.metadata_location, "metadata": metadata, "config": {}}
         return TableResult(body, etag, metadata_json=text)
 

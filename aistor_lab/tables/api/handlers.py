@@ -20,6 +20,7 @@ from ...http.small_body import BodyRefused, SmallBodyHandler
 from ...iam import ALL_WAREHOUSES, TABLE, VIEW, entry_arns, namespace_arns, warehouse_arn
 from .. import bodies
 from ..errors import BadRequestException, IcebergError, ServiceUnavailableException
+from ..table_result import TableResult
 from ..vending import CredentialVendor, wants_vended_credentials
 from .oauth import OAuthTokensHandler
 
@@ -164,8 +165,8 @@ class CatalogHandler(SmallBodyHandler):
         Vending never fails a request: what goes wrong is logged and nothing is vended."""
         try:
             writable = self.allowed("s3tables:UpdateTableMetadataLocation", scope)
-            return await self.call(self.vendor.storage_credentials, self.access_key, location, writable=writable,
-                                   fresh=fresh)
+            # In place: sealing a session is CPU work alone (the key is loaded at startup).
+            return self.vendor.storage_credentials(self.access_key, location, writable=writable, fresh=fresh)
         except Exception:  # see the docstring
             log.exception("could not vend credentials for %s", scope.resources[0])
             return []
@@ -197,6 +198,15 @@ class CatalogHandler(SmallBodyHandler):
 
     async def call(self, fn, *args, **kwargs):
         return await IOLoop.current().run_in_executor(self.services.executor, functools.partial(fn, *args, **kwargs))
+
+    async def load_table(self, warehouse: str, namespace: list[str], table: str, **options) -> TableResult:
+        """Tables.load in place when the store reads fast and the metadata is kept in memory (a thread
+        hop costs more than the whole load then), else on the pool: a big file is never parsed here."""
+        if self.services.store.fast_reads:
+            result = self.catalog.tables.load(warehouse, namespace, table, kept_only=True, **options)
+            if result is not None:
+                return result
+        return await self.call(self.catalog.tables.load, warehouse, namespace, table, **options)
 
     def reply(self, body: dict | None, status: int = 200) -> None:
         self.set_status(status)
@@ -365,9 +375,8 @@ class TableHandler(TablesHandler):
         scope = await self.authorize_entry("s3tables:GetTable", warehouse, namespace, table, TABLE)
         # Vended credentials are new at every load: a client asking for them gets no 304.
         vending = wants_vended_credentials(self.request.headers)
-        result = await self.call(
-            self.catalog.tables.load, warehouse, namespace, table,
-            snapshots=self.query("snapshots", "all"),
+        result = await self.load_table(
+            warehouse, namespace, table, snapshots=self.query("snapshots", "all"),
             if_none_match=None if vending else self.request.headers.get("If-None-Match"),
         )
         if result.body is None:
