@@ -51,3 +51,24 @@ def test_replies_splice_the_encoded_metadata_and_match_plain_json():
     assert json.loads(result.encoded({"metadata": metadata})) == {"metadata": metadata}
     other = {**body, "metadata": {"location": "elsewhere"}}  # not this result's metadata: encoded as given
     assert json.loads(result.encoded(other)) == other
+
+
+def test_a_written_metadata_file_is_read_back_from_what_was_written(tmp_path):
+    from aistor_lab.store import LocalStore
+    from aistor_lab.tables.json_files import MetadataFiles
+
+    store = LocalStore(tmp_path)
+    try:
+        store.create_bucket("warehouse")
+        files = MetadataFiles(store)
+        body = {"format-version": 2, "current-snapshot-id": 2**62 + 1, "snapshots": []}
+        for location in ("s3://warehouse/t/metadata/00001-a.metadata.json",
+                         "s3://warehouse/t/metadata/00002-b.gz.metadata.json"):
+            text = files.write_json(location, body)
+            assert json.loads(text) == body  # the reply splices this text: exact big ids
+            assert files.read_json(location) == body
+            bucket, key = location.removeprefix("s3://").split("/", 1)
+            stored = store.get_bytes(bucket, key)[1]
+            assert (stored[:2] == b"\x1f\x8b") == location.endswith(".gz.metadata.json")
+    finally:
+        store.close()

@@ -35,6 +35,7 @@ class Planned:
     metadata_location: str
     metadata: dict  # as serialized to the file
     pointer_body: dict | None  # None: nothing changed, ``metadata`` is the current metadata
+    metadata_json: str | None = None  # the text of the file written, when one was
 
 
 def metadata_file_location(
@@ -51,10 +52,11 @@ def metadata_file_location(
     return f"{folder}/{version:05d}-{uuidlib.uuid4()}{_CODECS[codec]}"
 
 
-def write_metadata(ctx: CatalogContext, location: str, metadata: dict) -> None:
-    """Write a new metadata file; a failure here changes nothing, so it is not "unknown"."""
+def write_metadata(ctx: CatalogContext, location: str, metadata: dict) -> str:
+    """Write a new metadata file and return its JSON text; a failure here changes nothing, so it is
+    not "unknown"."""
     try:
-        ctx.files.write_json(location, metadata)
+        return ctx.files.write_json(location, metadata)
     except (StoreError, OSError) as exc:
         raise ServiceFailureException(f"Cannot write metadata file {location}: {exc}") from exc
 

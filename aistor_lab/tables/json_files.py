@@ -151,14 +151,17 @@ class MetadataFiles:
         except (NoSuchKey, NoSuchBucket) as exc:
             raise ServiceFailureException(f"Metadata file is missing: {location}") from exc
 
-    def write_json(self, location: str, body: dict) -> None:
+    def write_json(self, location: str, body: dict) -> str:
+        """Write a new file (never over an existing one); the JSON text written, which is also kept
+        as the file's contents: the next commit reads it from memory, a reply splices it in."""
         bucket, key = split_location(location)
-        data = encode_json(body)
-        if location.endswith(".gz.metadata.json"):
-            data = gzip.compress(data, mtime=0)
+        text = encode_json(body)
+        data = gzip.compress(text, mtime=0) if location.endswith(".gz.metadata.json") else text
         self.store.put_bytes(
             bucket, key, data, content_type=_JSON, condition=WriteCondition(if_none_match="*")
         )
+        self._contents.put(location, text)
+        return text.decode()
 
     def delete(self, location: str) -> None:
         bucket, key = split_location(location)

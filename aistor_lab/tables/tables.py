@@ -41,9 +41,9 @@ def pointer_body(metadata: dict, metadata_location: str) -> dict:
     }
 
 
-def _result(metadata_location: str | None, metadata: dict, snapshots: str = "all") -> TableResult:
+def _result(metadata_location: str | None, metadata: dict, metadata_json: str | None = None) -> TableResult:
     body = {"metadata-location": metadata_location, "metadata": metadata, "config": {}}
-    return TableResult(body, table_etag(metadata_location, snapshots, metadata))
+    return TableResult(body, table_etag(metadata_location, "all", metadata), metadata_json=metadata_json)
 
 
 class Tables:
@@ -133,13 +133,13 @@ class Tables:
             metadata["location"], metadata["properties"], None, checker
         )
         serialized = serialize(metadata)
-        write_metadata(self.ctx, metadata_location, serialized)
+        text = write_metadata(self.ctx, metadata_location, serialized)
         try:
             self.entries.create(warehouse, namespace, table, TABLE, pointer_body(metadata, metadata_location))
         except BaseException:
             self.ctx.files.delete(metadata_location)
             raise
-        return _result(metadata_location, serialized)
+        return _result(metadata_location, serialized, text)
 
     def register(
         self, warehouse: str, namespace: list[str], request: dict, *, idempotency_key: str | None = None
@@ -231,7 +231,7 @@ class Tables:
             self.entries.missing(TABLE, namespace, table),
             lambda pointer: self.plan(warehouse, pointer, requirements, updates),
         )
-        return _result(planned.metadata_location, planned.metadata)
+        return _result(planned.metadata_location, planned.metadata, planned.metadata_json)
 
     def plan(self, warehouse: str, pointer: Pointer, requirements: list, updates: list) -> Planned:
         """Check the requirements against the pointer's metadata, apply the updates and write the new
@@ -248,8 +248,8 @@ class Tables:
             metadata["location"], metadata["properties"], pointer.metadata_location, checker
         )
         serialized = serialize(metadata)
-        write_metadata(self.ctx, location, serialized)
-        return Planned(location, serialized, pointer_body(metadata, location))
+        text = write_metadata(self.ctx, location, serialized)
+        return Planned(location, serialized, pointer_body(metadata, location), text)
 
     def _builder(
         self, warehouse: str, base: dict | None, base_location: str | None, **kwargs

@@ -399,7 +399,7 @@ class TableHandler(TablesHandler):
             self.catalog.tables.commit, warehouse, namespace, table, body, idempotency_key=self.idempotency_key
         )
         self.set_header("ETag", result.etag)
-        self.reply(result.body)
+        self.finish(result.encoded(result.body))  # the new metadata file's text, spliced in
 
     async def delete(self, warehouse: str, joined_namespace: str, table: str) -> None:
         namespace = split_namespace(joined_namespace)
