@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from urllib.parse import urlsplit
 
 import pytest
@@ -214,6 +216,29 @@ def test_delta_checkpoint_sidecars_outside_the_table_are_not_read(store, sidecar
                     "\n".join(map(json.dumps, actions)).encode())
     with pytest.raises(UnsupportedOperation, match="outside its location"):
         DeltaLogSource(store, "b", "t").table_version()
+
+
+def test_parquet_checkpoints_are_read_without_pandas(tmp_path):
+    """pyarrow's read_table imports pyarrow.dataset and with it pandas, some 50 MiB the server would
+    keep for good: a checkpoint is read without them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    store = LocalStore(tmp_path / "store")
+    store.create_bucket("b")
+    add = {"path": "a.parquet", "size": 1, "partitionValues": [], "modificationTime": 0, "dataChange": True}
+    columns = {"protocol": [PROTOCOL["protocol"], None, None],
+               "metaData": [None, {**METADATA["metaData"], "configuration": []}, None], "add": [None, None, add]}
+    checkpoint = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pydict(columns), checkpoint)
+    store.put_bytes("b", f"t/_delta_log/{0:020d}.checkpoint.parquet", checkpoint.getvalue().to_pybytes())
+    store.close()
+    script = ("import sys; from pathlib import Path; import aistor_lab.service.app; "
+              "from aistor_lab.store import LocalStore; from aistor_lab.sharing.delta_log import DeltaLogSource; "
+              f"files = DeltaLogSource(LocalStore(Path({str(tmp_path / 'store')!r})), 'b', 't').table_version().files; "
+              "print([f.path for f in files], 'pandas' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert result.stdout.split() == ["['s3://b/t/a.parquet']", "False"], result.stderr
 
 
 def test_delta_log_with_a_gap_and_no_checkpoint_is_an_error(store):

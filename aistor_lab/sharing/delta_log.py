@@ -376,7 +376,9 @@ def _json_lines(data: bytes) -> list[dict]:
 def _parquet_actions(data: bytes) -> list[dict]:
     """The rows of a Parquet checkpoint (or sidecar) that carry an action we use."""
     try:
-        table = pq.read_table(pa.BufferReader(data))
+        # ParquetFile, not read_table: that one goes through pyarrow.dataset, whose import brings
+        # pandas into the server (some 80 MiB of resident memory for good).
+        table = pq.ParquetFile(pa.BufferReader(data)).read()
     except (pa.ArrowException, OSError) as exc:
         raise InternalError(f"a Delta checkpoint is not readable Parquet: {exc}") from None
     actions: list[dict] = []

@@ -144,7 +144,8 @@ class TableFiles:
         def load() -> dict[str, list[int]]:
             import pyarrow.parquet as pq  # imported here: only tables with v2 position deletes need it
 
-            table = pq.read_table(io.BytesIO(self.read(location)), columns=["file_path", "pos"])
+            # ParquetFile, not read_table, which would import pyarrow.dataset and with it pandas.
+            table = pq.ParquetFile(io.BytesIO(self.read(location))).read(columns=["file_path", "pos"])
             positions: dict[str, list[int]] = {}
             for path, pos in zip(table.column("file_path").to_pylist(), table.column("pos").to_pylist()):
                 positions.setdefault(path, []).append(pos)
