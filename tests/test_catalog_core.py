@@ -1448,6 +1448,39 @@ def test_is_referenced_covers_metadata_manifest_lists_and_manifests(catalog, sto
     assert not catalog.is_referenced(*split_location(manifests[0].manifest_path))
 
 
+def test_is_referenced_reads_only_new_manifest_lists_until_snapshots_expire(catalog, store, monkeypatch):
+    client = InProcessRestCatalog(catalog)
+    catalog.tables.create(WH, NS, create_request("growing", schema=OPTIONAL_SCHEMA))
+    growing = client.load(store, NS, "growing")
+    lists_read: list[str] = []  # the manifest lists the catalog reads (its metadata files are JSON)
+    read_bytes = catalog.ctx.files.read_bytes
+
+    def reading(location: str) -> bytes:
+        if location.endswith(".avro"):
+            lists_read.append(location)
+        return read_bytes(location)
+
+    monkeypatch.setattr(catalog.ctx.files, "read_bytes", reading)
+    for row in range(3):
+        growing.append(pa.table({"id": [row], "name": ["a"]}))
+        newest = growing.metadata.current_snapshot()
+        lists_read.clear()
+        assert catalog.is_referenced(*split_location(newest.manifest_list))
+        assert lists_read == [newest.manifest_list]  # one commit, one new list: the older ones are known
+    for snapshot_ in growing.metadata.snapshots:
+        assert catalog.is_referenced(*split_location(snapshot_.manifest_list))
+        assert all(catalog.is_referenced(*split_location(m.manifest_path)) for m in snapshot_.manifests(growing.io))
+
+    first, *kept = growing.metadata.snapshots
+    expire = commit_request("growing", updates=(RemoveSnapshotsUpdate(snapshot_ids=[first.snapshot_id]),))
+    catalog.tables.commit(WH, NS, "growing", expire)
+    lists_read.clear()
+    assert not catalog.is_referenced(*split_location(first.manifest_list))  # expired: no longer protected
+    assert sorted(lists_read) == sorted(s.manifest_list for s in kept)  # every remaining list read again
+    # the first snapshot's manifest is carried by the later lists, so it stays protected
+    assert all(catalog.is_referenced(*split_location(m.manifest_path)) for m in first.manifests(growing.io))
+
+
 def test_catalog_state_lives_in_the_system_bucket(catalog, table, store):
     keys = [o.key for o in store.list_objects(SYSTEM_BUCKET, prefix="iceberg/").objects]
     assert f"iceberg/warehouses/{WH}.json" in keys

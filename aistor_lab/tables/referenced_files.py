@@ -6,11 +6,16 @@ its snapshots, a manifest named in one of those lists, or a statistics file. Dat
 covered. The answer is exact at the time of the call: every call lists the warehouse's table
 pointers (one listing, no reads for unchanged pointers), and what a metadata file references is
 cached by its location, which is immutable.
+
+A table's new version usually only adds snapshots to the last one's, so the manifests of the
+manifest lists read for a table are kept (by table uuid) and only new lists are read: a commit then
+costs one manifest list, not one per snapshot. When snapshots went away (expiry), every list is read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ..store import NoSuchBucket, NoSuchKey
 from ..store.cache import Cache
@@ -25,11 +30,23 @@ from .table_metadata import normalize
 _SUFFIXES = (".metadata.json", ".metadata.json.gz", ".avro", ".stats", ".puffin")
 
 
+@dataclass(frozen=True)
+class _ListsRead:
+    """Manifest lists, and every manifest they name together (lists are immutable files)."""
+
+    lists: frozenset[str]
+    manifests: frozenset[str]
+
+
+_NOTHING_READ = _ListsRead(frozenset(), frozenset())
+
+
 class ReferencedFiles:
     def __init__(self, ctx: CatalogContext, cache_size: int = 1024):
         self.ctx = ctx
         self._by_metadata: Cache[frozenset[str]] = Cache(cache_size)
         self._pointers: Cache[str | None] = Cache(cache_size * 4)
+        self._lists_by_table: Cache[_ListsRead] = Cache(cache_size)
 
     def is_referenced(self, bucket: str, key: str) -> bool:
         """Whether ``s3://bucket/key`` is a file some table's current metadata depends on."""
@@ -71,17 +88,27 @@ class ReferencedFiles:
         files = {metadata_location}  # a pointer may name an s3a:// file; compare canonical forms
         files.update(s["statistics-path"] for s in metadata["statistics"] + metadata["partition-statistics"])
         for snapshot in metadata["snapshots"]:
-            manifest_list = snapshot.get("manifest-list")
             files.update(snapshot.get("manifests") or [])  # v1 snapshots may list manifests inline
-            if not manifest_list:
-                continue
-            files.add(manifest_list)
+        lists = frozenset(s["manifest-list"] for s in metadata["snapshots"] if s.get("manifest-list"))
+        read = self._read_lists(metadata["table-uuid"], lists)
+        files.update(read.lists, read.manifests)
+        return frozenset(_canonical(f) for f in files)
+
+    def _read_lists(self, table_uuid: str, lists: frozenset[str]) -> _ListsRead:
+        """The manifests of ``lists``, reading only those the table's last answer did not cover."""
+        earlier = self._lists_by_table.get_or_load(table_uuid, lambda: _NOTHING_READ)
+        if not earlier.lists <= lists:  # snapshots were removed: their manifests may be unreferenced now
+            earlier = _NOTHING_READ
+        manifests = set(earlier.manifests)
+        for manifest_list in lists - earlier.lists:
             try:
                 data = self.ctx.files.read_bytes(manifest_list)
             except (NoSuchKey, NoSuchBucket):
                 continue  # already gone: nothing left to protect
-            files.update(m.path for m in read_manifest_list(manifest_list, data))
-        return frozenset(_canonical(f) for f in files)
+            manifests.update(m.path for m in read_manifest_list(manifest_list, data))
+        read = _ListsRead(lists, frozenset(manifests))
+        self._lists_by_table.put(table_uuid, read)
+        return read
 
 
 def _canonical(location: str) -> str:
