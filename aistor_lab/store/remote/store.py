@@ -99,8 +99,9 @@ from .wire import (
 
 T = TypeVar("T")
 
-# Staged bytes stay in memory up to this size, then spill to a temp file.
-SPOOL_MEMORY_BYTES = 8 * 1024 * 1024
+# Staged bytes stay in memory up to this size, then spill to a temp file. Small objects stay in
+# memory; parts (5 MiB at least) do not, else every part in flight would sit whole in memory.
+SPOOL_MEMORY_BYTES = 1024 * 1024
 # The server's thread pool and a few service threads share one client; more connections than
 # threads means no thread waits for a pooled connection.
 MAX_POOL_CONNECTIONS = 64
