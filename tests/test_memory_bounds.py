@@ -5,8 +5,8 @@ The server is one of our own, so its peak resident size (VmHWM) can be reset bef
 (``5`` written to ``/proc/PID/clear_refs``): the growth is that peak after the transfer minus the
 resident size (VmRSS) before it. A server that held each part in flight would grow by 4 parts
 (256 MiB), one that held a single request's body by 512 MiB; streaming costs a few MiB of buffers.
-The same holds for a server that keeps its objects in another S3 endpoint (the remote store), with
-boto3's default 8 MiB parts, 10 at a time.
+A server that keeps its objects in another S3 endpoint (the remote store) grows by less than 4 of
+boto3's default 8 MiB parts while it takes and serves them 10 at a time.
 """
 
 from __future__ import annotations
