@@ -34,13 +34,15 @@ def _catalog_conf(server: ServerProcess, warehouse: str) -> dict[str, str]:
 
 class SparkCatalogs:
     """One local Spark session with the REST catalogs of ``servers``, made for aistor-lab's (or, without
-    it, for the first server, whose ``aistor`` catalog then goes unused)."""
+    it, for the first server, whose ``aistor`` catalog then goes unused: Spark never loads it, as it
+    is not the default catalog)."""
 
     def __init__(self, servers: list[ServerProcess], warehouse: str) -> None:
         ours = next((server for server in servers if server.name == OURS), servers[0])
         conf: dict[str, str] = {
             "spark.ui.enabled": "false",
             "spark.sql.shuffle.partitions": "2",
+            "spark.sql.defaultCatalog": catalog_name(ours),
         }
         for server in servers:
             conf.update(_catalog_conf(server, warehouse))
