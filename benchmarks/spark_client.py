@@ -8,15 +8,30 @@ cache is off for every catalog, so each query loads the table from the catalog.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from peers import ACCESS_KEY, OURS, SECRET_KEY, ServerProcess
+from py4j.protocol import Py4JJavaError
 
 from aistor_lab.workbench.service_config import ServiceConfig, spark_catalog_conf
 from aistor_lab.workbench.spark import CATALOG, session
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+T = TypeVar("T")
+
+
+class SparkFailed(Exception):
+    """A Spark statement failed in the JVM; the message is the Java exception's, not py4j's call site."""
+
+
+def _in_jvm(action: Callable[[], T]) -> T:
+    try:
+        return action()
+    except Py4JJavaError as exc:
+        raise SparkFailed(exc.java_exception.toString()) from exc
 
 
 def catalog_name(server: ServerProcess) -> str:
@@ -55,14 +70,14 @@ class SparkCatalogs:
         return f"Spark {self.spark.version}"
 
     def count(self, server: ServerProcess, identifier: str) -> int:
-        return self.spark.sql(f"SELECT count(*) FROM {catalog_name(server)}.{identifier}").collect()[0][0]
+        query = f"SELECT count(*) FROM {catalog_name(server)}.{identifier}"
+        return _in_jvm(lambda: self.spark.sql(query).collect()[0][0])
 
     def insert(self, server: ServerProcess, identifier: str, rows: int) -> None:
         """One commit of ``rows`` new rows (``id`` long, ``name`` string)."""
-        self.spark.sql(
-            f"INSERT INTO {catalog_name(server)}.{identifier} "
-            f"SELECT id, concat('row-', id) FROM range({int(rows)})"
-        )
+        statement = (f"INSERT INTO {catalog_name(server)}.{identifier} "
+                     f"SELECT id, concat('row-', id) FROM range({int(rows)})")
+        _in_jvm(lambda: self.spark.sql(statement))
 
     def stop(self) -> None:
         self.spark.stop()
