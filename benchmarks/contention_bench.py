@@ -1,14 +1,15 @@
 """Commits under contention: ``--writers`` (8) PyIceberg writers append to ONE table at the same time,
 against aistor-lab's Iceberg REST catalog and SeaweedFS's, one catalog after the other.
 
-Each writer is a thread with its own catalog object (its own HTTP session and FileIO) and makes
+Each writer is a thread with its own catalog object (its own HTTP session and FileIO). It makes one
+untimed append (the writers one after the other), then, released together with the others,
 ``--commits`` appends of ``--rows`` rows. A commit that loses the race (``CommitFailedException``,
-the catalog's 409) is retried by PyIceberg itself (since 0.12): it sleeps, refreshes the table, writes
-a new manifest list over the current snapshot (the data file stays) and commits again. The table's
-properties let it retry up to 100 times, sleeping 10 ms doubling up to 500 ms (its defaults, 4
-retries from 100 ms, would fail writers under this contention and time mostly its sleeps). Each
-writer's catalog counts the commits it refused. Then nothing may be lost or doubled: the table must hold exactly writers x commits x rows
-rows, every id once, in writers x commits snapshots.
+the catalog's 409) is retried by PyIceberg itself (since 0.12): it sleeps, refreshes the table,
+writes a new manifest list over the current snapshot (the data file stays) and commits again. The
+table's properties let it retry up to 100 times, sleeping 10 ms doubling up to 500 ms (its
+defaults, 4 retries from 100 ms, would fail writers under this contention and time mostly its
+sleeps). Each writer's catalog counts the commits it refused. Then nothing may be lost or doubled:
+the table must hold every writer's rows, each id once, in one snapshot per commit.
 
     .venv/bin/python benchmarks/contention_bench.py [--quick] [--writers 8] [--commits 20] [--json out.json]
 """
