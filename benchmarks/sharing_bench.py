@@ -16,7 +16,8 @@ Starts ``aistor-lab server`` on a free loopback port with a scratch data directo
    The ceiling beside them: the same ``load_as_pandas`` against ``null_share.py``, which answers the
    query with the lines aistor-lab answered, and the files' bytes from memory (what the client itself
    costs: it reads the files one after the other, then concatenates and reorders the frames). The
-   runs take turns (share, ceiling, disk), so noise falls on all three alike.
+   runs take turns (share, ceiling, disk, in an order rotating each round), so noise falls on all
+   three alike.
 
 Prints each figure and the ratios; ``--json`` writes them too.
 
@@ -88,14 +89,18 @@ def admin(endpoint: str, method: str, path: str, body: dict) -> dict:
 
 
 def timed(functions: dict, repeat: int) -> dict[str, tuple[float, object]]:
-    """Name -> (median seconds of ``repeat`` runs after one untimed warm-up, last result); the
-    functions take turns, so that noise from the rest of the machine falls on all of them alike."""
+    """Name -> (median seconds of ``repeat`` runs after one untimed warm-up, last result). The
+    functions take turns, so that noise from the rest of the machine falls on all of them alike, in
+    an order that rotates each round: a big read runs slower right after another (the load following
+    pyarrow's local read measured 20-45% slower than in another place), and no function may always pay it."""
     results = {name: function() for name, function in functions.items()}
     samples: dict[str, list[float]] = {name: [] for name in functions}
-    for _ in range(repeat):
-        for name, function in functions.items():
+    names = list(functions)
+    for round_number in range(repeat):
+        turn = round_number % len(names)
+        for name in names[turn:] + names[:turn]:
             start = time.perf_counter()
-            results[name] = function()
+            results[name] = functions[name]()
             samples[name].append(time.perf_counter() - start)
     return {name: (statistics.median(samples[name]), results[name]) for name in functions}
 
