@@ -193,12 +193,19 @@ class Evaluator:
         # partition (partition pruning then costs a lookup per file, not an evaluation).
         self._partition_nodes = {id(n) for n in _nodes(tree) if _columns(n) and _columns(n) <= self._partitions}
         self._verdicts: dict[tuple[int, tuple], bool | None] = {}
+        # The tree, or the conjuncts of its top "and", that read partition columns only: once judged
+        # for a partition, they settle its other files by a lookup, without building their views.
+        top = (tree.get("children") or []) if tree["op"] == "and" else [tree]
+        self._by_partition = [node for node in top if id(node) in self._partition_nodes]
 
     def may_match(self, action: FileAction) -> bool:
-        if id(self._tree) in self._partition_nodes:  # the whole tree: a lookup per file, no view
-            verdict = self._verdicts.get((id(self._tree), partition_key(action.partition_values)), _UNJUDGED)
-            if verdict is not _UNJUDGED:
-                return verdict is not FALSE
+        key = partition_key(action.partition_values)
+        for node in self._by_partition:
+            verdict = self._verdicts.get((id(node), key), _UNJUDGED)
+            if verdict is FALSE:  # the tree, or one of its conjuncts: false for the whole partition
+                return False
+            if node is self._tree and verdict is not _UNJUDGED:
+                return True
         return self._eval(self._tree, FileView(action, self._partitions, self._physical)) is not FALSE
 
     def _eval(self, node: dict, file: FileView) -> bool | None:
