@@ -96,7 +96,8 @@ def test_one_evaluator_judges_each_partition_of_many_files():
     evaluator = predicates.Evaluator(with_stats, ["d"], {})
     low, high = ({"numRecords": 1, "minValues": {"id": v}, "maxValues": {"id": v}} for v in (1, 9))
     assert [evaluator.may_match(_file({"d": d}, stats)) for d, stats in
-            (("3", low), ("3", high), ("5", low), ("4", low))] == [True, False, False, True]
+            (("3", low), ("3", high), ("5", low), ("4", low), ("5", low), ("4", high))] == [
+        True, False, False, True, False, False]
 
 
 def test_predicates_that_cannot_be_judged_keep_files():
