@@ -15,7 +15,6 @@ sequence N times on new tables and the table shows medians. Ratios read ">1: ais
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -27,10 +26,19 @@ from importlib import metadata
 from pathlib import Path
 
 import pyarrow as pa
-from catalog_rounds import NOT_APPLICABLE, Outcome, WrongResult, batch, failure, take_turns, total_records
+from catalog_rounds import (
+    NOT_APPLICABLE,
+    Outcome,
+    WrongResult,
+    batch,
+    failure,
+    json_report,
+    take_turns,
+    total_records,
+)
 from catalogs import CATALOGS, CatalogUnderTest, open_catalog, start_server
 from engine_rounds import Engine, engine_round, open_duckdb, open_spark
-from peers import OURS, ServerProcess, run_with_servers, stop_all
+from peers import OURS, ServerProcess, add_run_options, run_with_servers, settle_args, stop_all
 from pyiceberg.catalog import Catalog
 from pyiceberg.table import Table
 from s3_bench import environment, medians
@@ -261,6 +269,19 @@ def render_table(figures: list[Figure], names: list[str], results: dict[str, dic
     return "\n".join(lines)
 
 
+def print_results(args: argparse.Namespace, figures: list[Figure], samples: Samples
+                  ) -> tuple[dict[str, dict[str, float | str]], list[str], dict[str, dict[str, float]]]:
+    """Print the table of medians with the ratios against each peer; (medians, peers, ratios)."""
+    results = medians(samples)
+    peers = [name for name in args.catalogs if name != OURS]
+    ratio = ratios(figures, results, peers)
+    print()
+    if args.repeat > 1:
+        print(f"medians of {args.repeat} rounds")
+    print(render_table(figures, args.catalogs, results, ratio))
+    return results, peers, ratio
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
@@ -280,19 +301,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--catalogs", default=",".join(CATALOGS),
                         help=f"comma-separated subset of {', '.join(CATALOGS)} (default all)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON here")
-    parser.add_argument("--workdir", type=Path, help="parent of the scratch directory (default: system temp)")
-    parser.add_argument("--keep", action="store_true", help="keep the scratch directory (data and server logs)")
-    parser.add_argument("--start-timeout", type=float, default=60, help="seconds a catalog may take to answer")
+    add_run_options(parser, "catalog")
     args = parser.parse_args(argv)
-    for name, value in (QUICK if args.quick else FULL).items():
-        if getattr(args, name) is None:
-            setattr(args, name, value)
-    args.catalogs = [name.strip() for name in args.catalogs.split(",") if name.strip()]
-    args.clients = [name.strip() for name in args.clients.split(",") if name.strip()]
-    for kind, given, known in (("catalogs", args.catalogs, CATALOGS), ("clients", args.clients, CLIENTS)):
-        unknown = sorted(set(given) - set(known))
-        if unknown:
-            parser.error(f"unknown {kind}: {', '.join(unknown)}")
+    settle_args(parser, args, QUICK if args.quick else FULL, {"catalogs": CATALOGS, "clients": CLIENTS})
     if min(args.commits, args.rows, args.repeat, args.spark_ops) < 1 or args.loads < 2:
         parser.error("--commits, --rows, --spark-ops and --repeat must be >= 1, --loads >= 2")
     return args
@@ -325,32 +336,17 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
     finally:
         for engine in engines:
             engine.close()
-    results = medians(samples)
-    peers = [name for name in args.catalogs if name != OURS]
-    ratio = ratios(figures, results, peers)
-    print()
-    if args.repeat > 1:
-        print(f"medians of {args.repeat} rounds")
-    print(render_table(figures, args.catalogs, results, ratio))
+    results, peers, ratio = print_results(args, figures, samples)
     errors = {f"{key} on {name}": value for key, row in results.items() for name, value in row.items()
               if isinstance(value, str) and not value.startswith(NOT_APPLICABLE)}
     for where, what in {**failures, **errors}.items():
         print(f"  {where}: {what.splitlines()[0]}", file=sys.stderr)
     if args.json:
-        args.json.write_text(json.dumps({
-            "settings": {"commits": args.commits, "rows": args.rows, "loads": args.loads, "repeat": args.repeat,
-                         "spark_ops": args.spark_ops, "clients": args.clients},
-            "environment": env,
-            "catalogs": {c.name: {"version": c.version, "where": c.where} for c in catalogs},
-            "clients": {PYICEBERG: env["pyiceberg"], **{e.key: e.version for e in engines}},
-            "failures": failures,
-            "figures": {f.key: {"label": f.label, "unit": f.unit, "higher_is_better": f.higher_is_better}
-                        for f in figures},
-            "results": results,
-            "samples": samples,
-            "ratios": {f"{OURS} vs {peer}": {key: r[peer] for key, r in ratio.items() if peer in r}
-                       for peer in peers},
-        }, indent=2) + "\n")
+        settings = {"commits": args.commits, "rows": args.rows, "loads": args.loads, "repeat": args.repeat,
+                    "spark_ops": args.spark_ops, "clients": args.clients}
+        clients = {PYICEBERG: env["pyiceberg"], **{e.key: e.version for e in engines}}
+        args.json.write_text(json_report(settings, env, catalogs, failures, figures, results, samples, ratio, peers,
+                                         clients=clients))
     return 1 if failures or errors else 0
 
 

@@ -3,10 +3,12 @@ catalogs taking turns so that noise from the rest of the machine falls on all of
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 
 import pyarrow as pa
+from peers import OURS
 from pyiceberg.table import Table
 
 # A figure that does not apply to a catalog (a REST client against SqlCatalog): shown as "n/a", not an error.
@@ -55,3 +57,20 @@ def take_turns(operations: dict[str, Callable[[], object]], count: int) -> dict[
                 continue
             seconds[name].append(time.perf_counter() - start)
     return seconds
+
+
+def json_report(settings: dict, env: dict, catalogs: list, failures: dict, figures: list, results: dict,
+                samples: dict, ratio: dict, peers: list[str], **more) -> str:
+    """What a catalog benchmark writes with ``--json``: every figure, sample and ratio, and where it ran."""
+    return json.dumps({
+        "settings": settings,
+        "environment": env,
+        "catalogs": {c.name: {"version": c.version, "where": c.where} for c in catalogs},
+        **more,
+        "failures": failures,
+        "figures": {f.key: {"label": f.label, "unit": f.unit, "higher_is_better": f.higher_is_better}
+                    for f in figures},
+        "results": results,
+        "samples": samples,
+        "ratios": {f"{OURS} vs {peer}": {key: r[peer] for key, r in ratio.items() if peer in r} for peer in peers},
+    }, indent=2) + "\n"

@@ -17,7 +17,6 @@ the table must hold every writer's rows, each id once, in one snapshot per commi
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import statistics
 import sys
@@ -27,14 +26,14 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from catalog_bench import NAMESPACE, Figure, ratios, render_table, start_catalogs
-from catalog_rounds import WrongResult, batch, failure
+from catalog_bench import NAMESPACE, Figure, print_results, start_catalogs
+from catalog_rounds import WrongResult, batch, failure, json_report
 from catalogs import CatalogUnderTest, rest_properties
-from peers import OURS, ServerProcess, run_with_servers
+from peers import OURS, ServerProcess, add_run_options, run_with_servers, settle_args
 from pyiceberg.catalog import Catalog, load_catalog
 from pyiceberg.exceptions import CommitFailedException
 from pyiceberg.table import Table
-from s3_bench import environment, medians
+from s3_bench import environment
 
 REST_CATALOGS = (OURS, "seaweedfs")
 # One contended round is noisy (who wins each race, and the rest of the machine): medians of three.
@@ -191,17 +190,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--catalogs", default=",".join(REST_CATALOGS),
                         help=f"comma-separated subset of {', '.join(REST_CATALOGS)} (default both)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON here")
-    parser.add_argument("--workdir", type=Path, help="parent of the scratch directory (default: system temp)")
-    parser.add_argument("--keep", action="store_true", help="keep the scratch directory (data and server logs)")
-    parser.add_argument("--start-timeout", type=float, default=60, help="seconds a catalog may take to answer")
+    add_run_options(parser, "catalog")
     args = parser.parse_args(argv)
-    for name, value in (QUICK if args.quick else FULL).items():
-        if getattr(args, name) is None:
-            setattr(args, name, value)
-    args.catalogs = [name.strip() for name in args.catalogs.split(",") if name.strip()]
-    unknown = sorted(set(args.catalogs) - set(REST_CATALOGS))
-    if unknown:
-        parser.error(f"unknown catalogs: {', '.join(unknown)} (REST catalogs only: {', '.join(REST_CATALOGS)})")
+    settle_args(parser, args, QUICK if args.quick else FULL, {"catalogs": REST_CATALOGS})
     if min(args.writers, args.commits, args.rows, args.repeat) < 1:
         parser.error("--writers, --commits, --rows and --repeat must be >= 1")
     return args
@@ -218,13 +209,7 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
         print(f"  {under_test.name} {under_test.version} at {under_test.where}", flush=True)
     figures = define_figures(args)
     samples = run_rounds(args, catalogs)
-    results = medians(samples)
-    peers = [name for name in args.catalogs if name != OURS]
-    ratio = ratios(figures, results, peers)
-    print()
-    if args.repeat > 1:
-        print(f"medians of {args.repeat} rounds")
-    print(render_table(figures, args.catalogs, results, ratio))
+    results, peers, ratio = print_results(args, figures, samples)
     errors = {f"{key} on {name}": value for key, row in results.items() for name, value in row.items()
               if isinstance(value, str)}
     if not errors:
@@ -234,18 +219,8 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
     for where, what in {**failures, **errors}.items():
         print(f"  {where}: {what.splitlines()[0]}", file=sys.stderr)
     if args.json:
-        args.json.write_text(json.dumps({
-            "settings": {"writers": args.writers, "commits": args.commits, "rows": args.rows, "repeat": args.repeat},
-            "environment": env,
-            "catalogs": {c.name: {"version": c.version, "where": c.where} for c in catalogs},
-            "failures": failures,
-            "figures": {f.key: {"label": f.label, "unit": f.unit, "higher_is_better": f.higher_is_better}
-                        for f in figures},
-            "results": results,
-            "samples": samples,
-            "ratios": {f"{OURS} vs {peer}": {key: r[peer] for key, r in ratio.items() if peer in r}
-                       for peer in peers},
-        }, indent=2) + "\n")
+        settings = {"writers": args.writers, "commits": args.commits, "rows": args.rows, "repeat": args.repeat}
+        args.json.write_text(json_report(settings, env, catalogs, failures, figures, results, samples, ratio, peers))
     return 1 if failures or errors else 0
 
 

@@ -38,8 +38,19 @@ from pathlib import Path
 
 from boto3.s3.transfer import TransferConfig
 from botocore.client import BaseClient
-from peers import OURS, SERVERS, ServerProcess, peak_rss_mib, run_with_servers, s3_client, stop_all
+from peers import (
+    OURS,
+    SERVERS,
+    ServerProcess,
+    add_run_options,
+    peak_rss_mib,
+    run_with_servers,
+    s3_client,
+    settle_args,
+    stop_all,
+)
 from resident_memory import RssSampler
+from workloads import BigFile
 
 MiB = 1024 * 1024
 GiB = 1024 * MiB
@@ -50,25 +61,6 @@ DEFAULT_PART_MIB = 8  # boto3's default part size
 FULL = {"gib": 5.0, "single_mib": 1024}
 QUICK = {"gib": 0.5, "single_mib": 128}
 PEER = "seaweedfs"
-
-
-@dataclass(frozen=True)
-class BigFile:
-    path: Path
-    size: int
-    sha256: str
-
-    @classmethod
-    def repeating(cls, path: Path, size: int) -> BigFile:
-        """``size`` bytes of one random 64 MiB block over and over (the last one cut short)."""
-        block = os.urandom(min(BLOCK, size))
-        digest = hashlib.sha256()
-        with open(path, "wb") as out:
-            for offset in range(0, size, len(block)):
-                piece = block[: size - offset]
-                digest.update(piece)
-                out.write(piece)
-        return cls(path, size, digest.hexdigest())
 
 
 @dataclass(frozen=True)
@@ -245,8 +237,8 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
               "point --workdir at a bigger disk or lower --gib", file=sys.stderr)
         return 1
     print(f"memory_bench: {os.cpu_count()} CPUs; scratch in {root} ({free / GiB:.0f} GiB free)", flush=True)
-    big = BigFile.repeating(root / "big-source", int(args.gib * GiB))
-    single = BigFile.repeating(root / "single-source", args.single_mib * MiB)
+    big = BigFile.repeating(root / "big-source", int(args.gib * GiB), BLOCK)
+    single = BigFile.repeating(root / "single-source", args.single_mib * MiB, BLOCK)
     transfers = define_transfers(args, big, single, root)
     try:
         servers = start_servers(args.servers, root, started, args.start_timeout)
@@ -284,17 +276,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--single-mib", type=int, help=f"the single PutObject in MiB (default {FULL['single_mib']})")
     parser.add_argument("--no-sse", action="store_true", help="leave out the SSE-S3 upload and download")
     parser.add_argument("--servers", default=f"{OURS},{PEER}", help=f"comma-separated (default {OURS},{PEER})")
-    parser.add_argument("--workdir", type=Path, help="parent of the scratch directory (default: system temp)")
-    parser.add_argument("--keep", action="store_true", help="keep the scratch directory (data and server logs)")
-    parser.add_argument("--start-timeout", type=float, default=60, help="seconds a server may take to answer S3")
+    add_run_options(parser, "server")
     args = parser.parse_args(argv)
-    for name, value in (QUICK if args.quick else FULL).items():
-        if getattr(args, name) is None:
-            setattr(args, name, value)
-    args.servers = [name.strip() for name in args.servers.split(",") if name.strip()]
-    unknown = sorted(set(args.servers) - set(SERVERS))
-    if unknown:
-        parser.error(f"unknown servers: {', '.join(unknown)}")
+    settle_args(parser, args, QUICK if args.quick else FULL, {"servers": tuple(SERVERS)})
     if args.gib <= 0 or args.part_mib < 5 or args.single_mib < 1:
         parser.error("--gib must be above 0, --part-mib at least 5 (S3's minimum part), --single-mib at least 1")
     return args

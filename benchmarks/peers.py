@@ -6,6 +6,7 @@ directory; nothing listens on another interface.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -262,15 +263,21 @@ def _stop_on_sigterm(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def peak_rss_mib(pid: int) -> float | None:
-    """The most memory a live process has held resident (Linux's VmHWM), in MiB; None elsewhere."""
+def memory_mib(pid: int, field: str) -> float | None:
+    """A memory figure of a live process from Linux's /proc/PID/status (``VmRSS``, ``VmHWM``), in MiB;
+    None once it is gone, or elsewhere."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
     return None
+
+
+def peak_rss_mib(pid: int) -> float | None:
+    """The most memory a live process has held resident (VmHWM), in MiB."""
+    return memory_mib(pid, "VmHWM")
 
 
 def report_peak_memory(name: str, servers: list[tuple[str, int | None]]) -> None:
@@ -279,6 +286,29 @@ def report_peak_memory(name: str, servers: list[tuple[str, int | None]]) -> None
         peak = peak_rss_mib(pid) if pid else None
         if peak is not None:
             print(f"{name}: peak memory of {server}: {peak:.0f} MiB (VmHWM)")
+
+
+def add_run_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """The options every side-by-side benchmark takes: where its scratch directory goes, whether to
+    keep it, and how long ``what`` (a server, a catalog) may take to answer once started."""
+    parser.add_argument("--workdir", type=Path, help="parent of the scratch directory (default: system temp)")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch directory (data and server logs)")
+    parser.add_argument("--start-timeout", type=float, default=60, help=f"seconds a {what} may take to answer")
+
+
+def settle_args(parser: argparse.ArgumentParser, args: argparse.Namespace, preset: dict,
+                lists: dict[str, tuple[str, ...]]) -> None:
+    """Fill the options left unset from ``preset`` (the quick or the full run's values), and turn each
+    comma-separated option named in ``lists`` into a list, refusing names it does not know."""
+    for name, value in preset.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    for name, known in lists.items():
+        given = [item.strip() for item in getattr(args, name).split(",") if item.strip()]
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            parser.error(f"unknown {name}: {', '.join(unknown)} (known: {', '.join(known)})")
+        setattr(args, name, given)
 
 
 def run_with_servers(name: str, workdir: str | None, keep: bool,

@@ -7,20 +7,15 @@ of each phase of a run, and the resident size just before it.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
+
+from peers import memory_mib
 
 INTERVAL = 0.05
 
 
 def rss_mib(pid: int) -> float | None:
-    """The process's resident set now (Linux's VmRSS), in MiB; None once it is gone or elsewhere."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
+    """The process's resident set now (VmRSS), in MiB."""
+    return memory_mib(pid, "VmRSS")
 
 
 class RssSampler:

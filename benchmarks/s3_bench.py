@@ -25,7 +25,16 @@ from pathlib import Path
 import boto3
 import disk_reference
 from null_server import null_server
-from peers import OURS, SERVERS, ServerProcess, run_with_servers, s3_client, stop_all
+from peers import (
+    OURS,
+    SERVERS,
+    ServerProcess,
+    add_run_options,
+    run_with_servers,
+    s3_client,
+    settle_args,
+    stop_all,
+)
 from workloads import BigFile, MiB, SmallObjects, get_big, get_small, put_big, put_small
 
 BUCKET = "bench"
@@ -72,17 +81,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--servers", default=",".join(SERVERS),
                         help=f"comma-separated subset of {', '.join(SERVERS)} (default all)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON here")
-    parser.add_argument("--workdir", type=Path, help="parent of the scratch directory (default: system temp)")
-    parser.add_argument("--keep", action="store_true", help="keep the scratch directory (data and server logs)")
-    parser.add_argument("--start-timeout", type=float, default=60, help="seconds a server may take to answer S3")
+    add_run_options(parser, "server")
     args = parser.parse_args(argv)
-    for name, value in (QUICK if args.quick else FULL).items():
-        if getattr(args, name) is None:
-            setattr(args, name, value)
-    args.servers = [name.strip() for name in args.servers.split(",") if name.strip()]
-    unknown = sorted(set(args.servers) - set(SERVERS))
-    if unknown:
-        parser.error(f"unknown servers: {', '.join(unknown)}")
+    settle_args(parser, args, QUICK if args.quick else FULL, {"servers": tuple(SERVERS)})
     if args.threads < 2:
         parser.error("--threads must be at least 2 (a 1-thread run is always made)")
     if args.size < 8 or min(args.objects, args.big_mib, args.repeat) < 1 or args.dd_mib < 0:

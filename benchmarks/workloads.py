@@ -116,12 +116,26 @@ class BigFile:
 
     @classmethod
     def random(cls, path: Path, size: int) -> BigFile:
+        """``size`` random bytes."""
+        return cls._write(path, size, lambda offset: os.urandom(min(8 * MiB, size - offset)))
+
+    @classmethod
+    def repeating(cls, path: Path, size: int, block_size: int = 64 * MiB) -> BigFile:
+        """``size`` bytes of one random block over and over (the last one cut short): cheap to make
+        for many GiB, and no server here deduplicates it."""
+        block = os.urandom(min(block_size, size))
+        return cls._write(path, size, lambda offset: block[: size - offset])
+
+    @classmethod
+    def _write(cls, path: Path, size: int, piece_at) -> BigFile:
         digest = hashlib.sha256()
         with open(path, "wb") as out:
-            for offset in range(0, size, 8 * MiB):
-                chunk = os.urandom(min(8 * MiB, size - offset))
-                digest.update(chunk)
-                out.write(chunk)
+            offset = 0
+            while offset < size:
+                piece = piece_at(offset)
+                digest.update(piece)
+                out.write(piece)
+                offset += len(piece)
         return cls(path, size, digest.hexdigest())
 
 
