@@ -27,7 +27,16 @@ from null_server import NullHandler
 
 class _ShareHandler(NullHandler):
     def body(self) -> bytes:
-        return self.server.files[urlsplit(self.path).path.rsplit("/", 1)[-1]]  # type: ignore[attr-defined]
+        return self.server.files[self._name()]  # type: ignore[attr-defined]
+
+    def _name(self) -> str:
+        return urlsplit(self.path).path.rsplit("/", 1)[-1]
+
+    def do_GET(self) -> None:
+        if self._name() not in self.server.files:  # type: ignore[attr-defined]
+            self.send_error(404, "not a file of the answer this null share serves")
+            return
+        super().do_GET()
 
     def do_HEAD(self) -> None:
         self.send_response(403)
