@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -54,17 +54,23 @@ class NullHandler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def null_server(path: Path) -> Iterator[str]:
-    """The endpoint of a null server answering ``path``'s bytes, running while the block runs."""
-    child = subprocess.Popen([sys.executable, __file__, str(path)], stdout=subprocess.PIPE, text=True)
+def child_server(script: str, args: list[str]) -> Iterator[str]:
+    """``http://127.0.0.1:PORT`` of ``script`` run with ``args`` in a process of its own (a server that
+    prints its port first), running while the block runs: its work never shares the client's GIL."""
+    child = subprocess.Popen([sys.executable, script, *args], stdout=subprocess.PIPE, text=True)
     try:
         port = child.stdout.readline().strip()
         if not port.isdigit():
-            raise RuntimeError("the null server did not start")
+            raise RuntimeError(f"{Path(script).name} did not start")
         yield f"http://127.0.0.1:{port}"
     finally:
         child.kill()
         child.wait()
+
+
+def null_server(path: Path) -> AbstractContextManager[str]:
+    """The endpoint of a null server answering ``path``'s bytes, running while the block runs."""
+    return child_server(__file__, [str(path)])
 
 
 def main() -> None:

@@ -14,7 +14,6 @@ size with a GET, as it does of aistor-lab.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from null_server import NullHandler
+from null_server import NullHandler, child_server
 
 
 class _ShareHandler(NullHandler):
@@ -76,16 +75,8 @@ def own_urls(answer: str, base: str) -> bytes:
 def null_share(answer: Path, version: int, files: list[Path]) -> Iterator[str]:
     """The endpoint (to put in a profile) of a null share answering ``answer`` (a query answer of
     version ``version``) and the bytes of ``files``, running while the block runs."""
-    child = subprocess.Popen([sys.executable, __file__, str(answer), str(version), *map(str, files)],
-                             stdout=subprocess.PIPE, text=True)
-    try:
-        port = child.stdout.readline().strip()
-        if not port.isdigit():
-            raise RuntimeError("the null share did not start")
-        yield f"http://127.0.0.1:{port}/delta-sharing"
-    finally:
-        child.kill()
-        child.wait()
+    with child_server(__file__, [str(answer), str(version), *map(str, files)]) as base:
+        yield f"{base}/delta-sharing"
 
 
 def main() -> None:

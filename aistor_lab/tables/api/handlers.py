@@ -160,7 +160,7 @@ class CatalogHandler(SmallBodyHandler):
             arns = entry_arns(warehouse, content.kind, dotted_namespace, content.name, content.uuid)
             self.authorize(action, Scope(arns, {NAMESPACE_KEY: dotted_namespace, NAME_KEYS[content.kind]: content.name}))
 
-    async def vend(self, scope: Scope, location: str, *, fresh: bool = False) -> list[dict]:
+    def vend(self, scope: Scope, location: str, *, fresh: bool = False) -> list[dict]:
         """Storage credentials for a table the caller may read: read-write when it may also commit.
         Vending never fails a request: what goes wrong is logged and nothing is vended."""
         try:
@@ -348,13 +348,13 @@ class TablesHandler(CatalogHandler):
         body = self.json_body(bodies.CREATE_TABLE)
         scope = await self.authorize_entry("s3tables:CreateTable", warehouse, namespace, body["name"], TABLE, existing=False)
         result = await self.call(self.catalog.tables.create, warehouse, namespace, body, idempotency_key=self.idempotency_key)
-        await self.send_table(result, warehouse, namespace, body["name"], scope)
+        self.send_table(result, warehouse, namespace, body["name"], scope)
 
-    async def send_table(self, result, warehouse: str, namespace: list[str], table: str, scope: Scope) -> None:
+    def send_table(self, result, warehouse: str, namespace: list[str], table: str, scope: Scope) -> None:
         """A LoadTableResult, with vended credentials when the client asked for them."""
         body = result.body
         if wants_vended_credentials(self.request.headers):
-            credentials = await self.vend(scope, body["metadata"].get("location", ""))
+            credentials = self.vend(scope, body["metadata"].get("location", ""))
             if credentials:
                 refresh = "v1/" + "/".join(quote(part, safe="") for part in (
                     warehouse, "namespaces", NAMESPACE_SEPARATOR.join(namespace), "tables", table, "credentials"))
@@ -383,7 +383,7 @@ class TableHandler(TablesHandler):
             self.set_header("ETag", result.etag)
             self.reply(None, 304)
             return
-        await self.send_table(result, warehouse, namespace, table, scope)
+        self.send_table(result, warehouse, namespace, table, scope)
 
     async def head(self, warehouse: str, joined_namespace: str, table: str) -> None:
         namespace = split_namespace(joined_namespace)
@@ -418,8 +418,8 @@ class CredentialsHandler(CatalogHandler):
     async def get(self, warehouse: str, joined_namespace: str, table: str) -> None:
         namespace = split_namespace(joined_namespace)
         scope = await self.authorize_entry("s3tables:GetTable", warehouse, namespace, table, TABLE)
-        result = await self.call(self.catalog.tables.load, warehouse, namespace, table, snapshots="refs")
-        credentials = await self.vend(scope, result.body["metadata"]["location"], fresh=True)
+        result = await self.load_table(warehouse, namespace, table, snapshots="refs")
+        credentials = self.vend(scope, result.body["metadata"]["location"], fresh=True)
         self.reply({"storage-credentials": credentials})
 
 
@@ -439,7 +439,7 @@ class RegisterHandler(TablesHandler):
         scope = await self.authorize_entry("s3tables:RegisterTable", warehouse, namespace, body["name"], TABLE,
                                            existing=False)
         result = await self.call(self.catalog.tables.register, warehouse, namespace, body, idempotency_key=self.idempotency_key)
-        await self.send_table(result, warehouse, namespace, body["name"], scope)
+        self.send_table(result, warehouse, namespace, body["name"], scope)
 
 
 class RenameHandler(CatalogHandler):

@@ -21,7 +21,6 @@ class StoreHandler(AIStorAPIHandler):
         return self.get_argument(name, None)
 
 
-
 class BucketsHandler(StoreHandler):
     @web.authenticated
     async def get(self) -> None:
