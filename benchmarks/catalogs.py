@@ -11,22 +11,29 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import requests
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from botocore.httpsession import URLLib3Session
+from null_server import memory_server
 from peers import ACCESS_KEY, OURS, SECRET_KEY, ServerProcess, aistor_lab, seaweedfs
 from pyiceberg.catalog import Catalog, load_catalog
+from pyiceberg.catalog.rest import Endpoints, RestCatalog
 from pyiceberg.catalog.sql import SqlCatalog
 
 WAREHOUSE = "bench"
 SIGNING_NAME = "s3tables"
 SIGNING_REGION = "local"
 SQLCATALOG = "sqlcatalog"
+REPLAY = "replay"  # the load_table ceiling: a server answering aistor-lab's recorded answers from memory
 CATALOGS = (OURS, SQLCATALOG, "seaweedfs")
 
 
@@ -111,3 +118,27 @@ def _sqlcatalog(workdir: Path) -> CatalogUnderTest:
     catalog = SqlCatalog(SQLCATALOG, uri=uri, warehouse=warehouse.as_uri())
     version = f"pyiceberg {metadata.version('pyiceberg')}, SQLite {sqlite3.sqlite_version}"
     return CatalogUnderTest(SQLCATALOG, version, f"in-process, {uri}", catalog)
+
+
+@contextmanager
+def replaying(ours: CatalogUnderTest, identifier: str) -> Iterator[Catalog]:
+    """A PyIceberg REST catalog, configured as ``ours``, on an in-memory null server that answers its
+    config and ``identifier``'s load with the bytes aistor-lab answered just before: ``load_table``
+    against it costs PyIceberg all of its own work (signing, ``requests``, parsing) and nothing of
+    a server's, which makes it the ceiling of any REST catalog here."""
+    catalog = ours.catalog
+    assert isinstance(catalog, RestCatalog)
+    recorded = [
+        catalog.url(Endpoints.get_config, prefixed=False) + f"?warehouse={WAREHOUSE}",
+        catalog.url(Endpoints.load_table, prefixed=True, **catalog._split_identifier_for_path(identifier)),
+    ]
+    with memory_server() as endpoint, requests.Session() as replay:
+        for url in recorded:
+            answer = catalog._session.get(url)
+            answer.raise_for_status()
+            where = urlsplit(url)
+            replay.put(f"{endpoint}{where.path}?{where.query}" if where.query else f"{endpoint}{where.path}",
+                       data=answer.content, headers={"Content-Type": answer.headers["Content-Type"]}
+                       ).raise_for_status()
+        properties = {**catalog.properties, "uri": endpoint + urlsplit(ours.server.catalog_uri).path}
+        yield load_catalog(REPLAY, **{k: v for k, v in properties.items() if k != "prefix"})

@@ -275,6 +275,17 @@ def memory_mib(pid: int, field: str) -> float | None:
     return None
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user and system) a live process has used so far, from /proc/PID/stat; None once
+    it is gone, or elsewhere."""
+    try:
+        # The fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_rss_mib(pid: int) -> float | None:
     """The most memory a live process has held resident (VmHWM), in MiB."""
     return memory_mib(pid, "VmHWM")

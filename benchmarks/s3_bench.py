@@ -21,15 +21,17 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import boto3
 import disk_reference
-from null_server import null_server
+from null_server import memory_server, null_server
 from peers import (
     OURS,
     SERVERS,
     ServerProcess,
     add_run_options,
+    cpu_seconds,
     run_with_servers,
     s3_client,
     settle_args,
@@ -42,13 +44,27 @@ FULL = {"objects": 1000, "big_mib": 256, "dd_mib": 1024}
 QUICK = {"objects": 100, "big_mib": 32, "dd_mib": 128}
 
 
+class Target(Protocol):
+    """What a workload runs against: a server, or the in-memory null server of the ceiling."""
+
+    name: str
+    endpoint: str
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    endpoint: str
+
+
 @dataclass(frozen=True)
 class Workload:
     key: str  # the name in the JSON output
     label: str
     unit: str
-    run: Callable[[ServerProcess], float]
+    run: Callable[[Target], float]
     needs: str | None = None  # the workload whose data this one reads
+    requests: int = 0  # for the small objects: requests made, so the server's CPU per request is known
 
 
 def parse_size(text: str) -> int:
@@ -101,13 +117,13 @@ def define_workloads(args: argparse.Namespace, scratch: Path, big: BigFile, tag:
     n = args.threads
     return [
         Workload("put_small_1t", f"PUT {what}, 1 thread", "ops/s",
-                 lambda s: put_small(s.endpoint, BUCKET, small, 1)),
+                 lambda s: put_small(s.endpoint, BUCKET, small, 1), requests=args.objects),
         Workload(f"put_small_{n}t", f"PUT {what}, {n} threads", "ops/s",
-                 lambda s: put_small(s.endpoint, BUCKET, small_n, n)),
+                 lambda s: put_small(s.endpoint, BUCKET, small_n, n), requests=args.objects),
         Workload("get_small_1t", f"GET {what}, 1 thread", "ops/s",
-                 lambda s: get_small(s.endpoint, BUCKET, small, 1), needs="put_small_1t"),
+                 lambda s: get_small(s.endpoint, BUCKET, small, 1), needs="put_small_1t", requests=args.objects),
         Workload(f"get_small_{n}t", f"GET {what}, {n} threads", "ops/s",
-                 lambda s: get_small(s.endpoint, BUCKET, small, n), needs="put_small_1t"),
+                 lambda s: get_small(s.endpoint, BUCKET, small, n), needs="put_small_1t", requests=args.objects),
         Workload("put_big", f"PUT {args.big_mib} MiB, multipart 8 MiB parts", "MiB/s",
                  lambda s: put_big(s.endpoint, BUCKET, big_key, big)),
         Workload("get_big", f"GET {args.big_mib} MiB, 8 MiB ranges", "MiB/s",
@@ -143,10 +159,12 @@ def start_servers(names: list[str], root: Path, started: list[ServerProcess], ti
 Samples = dict[str, dict[str, list[float] | str]]
 
 
-def run_rounds(rounds: list[list[Workload]], servers: list[ServerProcess]) -> Samples:
+def run_rounds(rounds: list[list[Workload]], servers: list[ServerProcess]) -> tuple[Samples, Samples]:
     """Each round's workloads, each on every server in turn. A server's entry for a workload is its
-    throughputs so far, or the error that ended them (later rounds then skip it)."""
+    throughputs so far, or the error that ended them (later rounds then skip it). Also returns, for
+    the small objects, each server's CPU milliseconds per request (from /proc: its process only)."""
     samples: Samples = {}
+    cpu: Samples = {}
     for number, workloads in enumerate(rounds, 1):
         for workload in workloads:
             row = samples.setdefault(workload.key, {})
@@ -157,14 +175,20 @@ def run_rounds(rounds: list[list[Workload]], servers: list[ServerProcess]) -> Sa
                     row[server.name] = f"skipped: {workload.needs} failed"
                     continue
                 try:
+                    before = cpu_seconds(server.proc.pid)
                     value = workload.run(server)
+                    after = cpu_seconds(server.proc.pid)
                     row.setdefault(server.name, []).append(value)
                     shown = f"{value:.1f} {workload.unit}"
+                    if workload.requests and before is not None and after is not None:
+                        per_request = (after - before) * 1000 / workload.requests
+                        cpu.setdefault(workload.key, {}).setdefault(server.name, []).append(per_request)
+                        shown += f", server CPU {per_request:.2f} ms/request"
                 except Exception as exc:  # noqa: BLE001 - record it, go on with the other servers
                     shown = row[server.name] = f"error: {type(exc).__name__}: {exc}"
                 where = f"round {number}  " if len(rounds) > 1 else ""
                 print(f"  {where}{workload.label:<40} {server.name:<11} {shown}", flush=True)
-    return samples
+    return samples, cpu
 
 
 def medians(samples: Samples) -> dict[str, dict[str, float | str]]:
@@ -221,6 +245,48 @@ def environment() -> dict[str, object]:
     }
 
 
+def small_ceilings(rounds: list[list[Workload]]) -> dict[str, float]:
+    """Each small-object workload's ops/s against the in-memory null server (median over the rounds):
+    the most this client reaches on this machine, whatever the server."""
+    samples: dict[str, list[float]] = {}
+    with memory_server() as endpoint:
+        for workloads in rounds:
+            for workload in workloads:
+                if workload.requests:
+                    samples.setdefault(workload.key, []).append(workload.run(Endpoint("null", endpoint)))
+    return {key: statistics.median(values) for key, values in samples.items()}
+
+
+def ceiling_notes(results: dict[str, dict[str, float | str]], ceilings: dict[str, float],
+                  names: list[str]) -> dict[str, str]:
+    """The reference column of the small rows: the ceiling and each server's share of it."""
+    notes = {}
+    for key, ceiling in ceilings.items():
+        shares = ", ".join(f"{name} {results[key][name] / ceiling:.0%}" for name in names
+                           if isinstance(results.get(key, {}).get(name), float))
+        notes[key] = f"ceiling (in-memory null server) {ceiling:,.0f} ops/s; {shares}"
+    return notes
+
+
+def render_cpu_table(workloads: list[Workload], names: list[str], cpu: dict[str, dict[str, float | str]]) -> str:
+    """Server CPU per small request, ms (lower is better), and the ratio peer/ours (above 1: ours
+    spends less)."""
+    peers = [name for name in names if name != OURS] if OURS in names else []
+    rows = [["server CPU per request, ms", *names, *(f"{peer}/{OURS}" for peer in peers)]]
+    for workload in workloads:
+        row = cpu.get(workload.key)
+        if not row:
+            continue
+        ours = row.get(OURS)
+        rows.append([workload.label, *(f"{row[n]:.2f}" if isinstance(row.get(n), float) else "-" for n in names),
+                     *(f"{row[p] / ours:.2f}x" if isinstance(ours, float) and isinstance(row.get(p), float) and ours > 0
+                       else "-" for p in peers)])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join([r[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(r[1:], widths[1:]))]) for r in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(lines)
+
+
 def null_ceiling(big: BigFile, root: Path, repeat: int) -> float:
     """The big GET's MiB/s against a server that does nothing but send the bytes (median of ``repeat``):
     the ceiling of the client and the loopback."""
@@ -246,8 +312,9 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
     ready = [server for server in started if server.name not in failures]
     for server in ready:
         print(f"  {server.name} {server.version} at {server.endpoint}", flush=True)
-    samples = run_rounds(rounds, ready)
+    samples, cpu_samples = run_rounds(rounds, ready)
     results = medians(samples)
+    cpu = medians(cpu_samples)
     peers = [name for name in args.servers if name != OURS]
     ratio = ratios(results, peers)
     references = {}
@@ -256,6 +323,8 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
             "put_big": f"dd write {disk.mib} MiB, fdatasync: {disk.write_mib_s:,.0f} MiB/s",
             "get_big": f"dd read {disk.mib} MiB, bs=8M: {disk.read_mib_s:,.0f} MiB/s (likely cached)",
         }
+    ceilings = small_ceilings(rounds)
+    references.update(ceiling_notes(results, ceilings, args.servers))
     ceiling = null_ceiling(big, root, args.repeat)
     ours = results.get("get_big", {}).get(OURS)
     share = f"; {OURS} reaches {ours / ceiling:.0%} of it" if isinstance(ours, float) else ""
@@ -265,6 +334,8 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
     if args.repeat > 1:
         print(f"medians of {args.repeat} rounds")
     print(render_table(workloads, args.servers, results, ratio, references))
+    print()
+    print(render_cpu_table(workloads, args.servers, cpu))
     errors = {f"{key} on {name}": value for key, row in results.items() for name, value in row.items()
               if isinstance(value, str)}
     for where, what in {**failures, **errors}.items():
@@ -279,6 +350,8 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
             "workloads": {w.key: {"label": w.label, "unit": w.unit} for w in workloads},
             "results": results,
             "samples": samples,
+            "small_ceilings": ceilings,
+            "server_cpu_ms_per_request": cpu,
             "ratios": {f"{OURS}/{peer}": {key: r[peer] for key, r in ratio.items() if peer in r} for peer in peers},
             "disk_reference": dataclasses.asdict(disk) if disk else None,
         }, indent=2) + "\n")
