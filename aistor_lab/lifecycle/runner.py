@@ -29,7 +29,7 @@ from ..store import (
 from .evaluation import DELETE_NONCURRENT, EXPIRE_CURRENT, Action, key_actions, upload_due
 from .live_tables import LiveTables, protection
 from .rules import Configuration, Rule
-from .state import BucketStates
+from .state import bucket_states
 from .xml_config import parse
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ class LifecycleRunner:
         self.day_seconds = day_seconds
         self.batch_size = batch_size
         self.clock = clock
-        self.states = BucketStates(store, clock)
+        self.states = bucket_states(store, clock)
 
     def run_once(self) -> None:
         for bucket in self.store.list_buckets():
