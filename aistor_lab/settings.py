@@ -113,6 +113,9 @@ class Settings:
     lifecycle_interval_seconds: float = 3600
     lifecycle_batch_size: int = 1000
     lifecycle_day_seconds: float = 86400
+    # Table maintenance (aistor_lab.tables.maintenance): how often the background pass maintains
+    # each table (0: never; runs on request still work).
+    maintenance_interval_seconds: float = 3600
 
     @property
     def endpoint(self) -> str:
@@ -153,4 +156,5 @@ class Settings:
             lifecycle_interval_seconds=float(os.environ.get("AISTOR_LIFECYCLE_INTERVAL_SECONDS", "3600")),
             lifecycle_batch_size=int(os.environ.get("AISTOR_LIFECYCLE_BATCH_SIZE", "1000")),
             lifecycle_day_seconds=float(os.environ.get("AISTOR_LIFECYCLE_DAY_SECONDS", "86400")),
+            maintenance_interval_seconds=float(os.environ.get("AISTOR_MAINTENANCE_INTERVAL_SECONDS", "3600")),
         )

@@ -5,6 +5,7 @@ health at /_aistor. One process, one port, several APIs, as AIStor does.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import signal
@@ -39,6 +40,8 @@ from ..store.encryption.store import EncryptingStore
 from ..store.parsed_configs import ParsedConfigs
 from ..tables import Catalog
 from ..tables.api import handlers as catalog_handlers
+from ..tables.api import maintenance_handlers
+from ..tables.maintenance.runner import Maintenance
 from ..tls import server_context
 from .background import every
 from .health import ROUTES as HEALTH_ROUTES
@@ -63,6 +66,7 @@ class Services:
     sharing: SharingService
     lifecycle: LifecycleRunner
     lifecycle_rules: BucketRules
+    maintenance: Maintenance
     sse_keys: MasterKeys  # the keys that seal objects' data keys (SSE-S3, SSE-KMS)
     bucket_access: BucketAccess  # each bucket's policy, ACL and public access block
     cors: ParsedConfigs[CorsConfiguration]  # each bucket's CORS rules, kept briefly
@@ -105,6 +109,7 @@ def open_services(settings: Settings) -> Services:
         lifecycle=LifecycleRunner(store, LiveTables(catalog, sharing), day_seconds=settings.lifecycle_day_seconds,
                                   batch_size=settings.lifecycle_batch_size),
         lifecycle_rules=BucketRules(store),
+        maintenance=Maintenance(catalog, store, interval_seconds=settings.maintenance_interval_seconds),
         sse_keys=sse_keys,
         bucket_access=BucketAccess(store, settings.root_user),
         cors=bucket_cors(store),
@@ -129,6 +134,7 @@ def make_app(services: Services) -> Application:
     routes += sharing_admin_handlers.routes(services)  # before the IAM API's catch-all
     routes += lifecycle_handlers.routes(services)  # so is this
     routes += iam_handlers.routes(services)
+    routes += maintenance_handlers.routes(services)  # before the catalog's catch-all
     routes += catalog_handlers.routes(services)
     routes += sharing_handlers.routes(services)
     routes.append((r"/.*", S3Handler, kwargs))
@@ -173,12 +179,16 @@ async def serve(settings: Settings, ready=None) -> None:
     lifecycle = (asyncio.create_task(every(settings.lifecycle_interval_seconds, services.lifecycle.run_once,
                                            services.executor, stopping))
                  if settings.lifecycle_interval_seconds > 0 else None)
+    maintenance = (asyncio.create_task(every(settings.maintenance_interval_seconds,
+                                             functools.partial(services.maintenance.run_due, stopping.is_set),
+                                             services.executor, stopping))
+                   if settings.maintenance_interval_seconds > 0 else None)
     log.info("aistor-lab serving S3 at %s (data in %s)", settings.endpoint, settings.store_endpoint or settings.data_dir)
     if ready is not None:
         ready(settings)
     await stopping.wait()
     log.info("aistor-lab stopping")
-    for task in (watching, lifecycle):
+    for task in (watching, lifecycle, maintenance):
         if task is not None:
             task.cancel()
     server.stop()

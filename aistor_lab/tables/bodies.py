@@ -259,6 +259,17 @@ COMMIT_VIEW = obj(
 )
 
 
+
+def _setting_value(value: object, path: str) -> None:
+    if value is not None and not isinstance(value, (str, int)):  # bool is an int
+        _fail(path, "a string, number, boolean or null", value)
+
+
+# The maintenance API (api/maintenance_handlers.py): settings to set (null removes one), and a run.
+MAINTENANCE_SETTINGS = obj({"settings": map_of(_setting_value)})
+MAINTENANCE_RUN = obj(optional={"operations": STRINGS, "dry-run": BOOLEAN})
+
+
 def check(shape: Check, body: object) -> dict:
     """``body`` when it has ``shape``; raises BadRequestException saying where it does not."""
     shape(body, "body")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 from ..store import NoSuchBucket, NoSuchKey, StoreError
 from . import layout
@@ -320,13 +321,16 @@ class Tables:
         return [pointer.body["location"] for pointer in self.table_pointers(warehouse)]
 
     def table_pointers(self, warehouse: str) -> list[Pointer]:
-        pointers = []
+        return [pointer for _, _, pointer in self.table_entries(warehouse)]
+
+    def table_entries(self, warehouse: str) -> Iterator[tuple[list[str], str, Pointer]]:
+        """(namespace, name, pointer) of every table of a warehouse."""
         for key in self.ctx.docs.keys(layout.catalog_prefix(warehouse)):
             if layout.is_table_pointer_key(key):
                 pointer = self.ctx.pointers.current(key)
                 if pointer is not None:
-                    pointers.append(pointer)
-        return pointers
+                    _, namespace, name = layout.catalog_item(warehouse, key)
+                    yield namespace, name, pointer
 
     def rename(self, warehouse: str, request: dict, *, idempotency_key: str | None = None) -> None:
         """RenameTableRequest: ``source`` and ``destination`` identifiers (namespaces may differ)."""

@@ -36,6 +36,8 @@ SETTINGS = (
             "snapshots of each branch always kept, however old (Iceberg's own property)", minimum=1),
     Setting("history.expire.max-snapshot-age-ms", "max_snapshot_age_ms", 5 * DAY_MS,
             "older snapshots are removed, beyond the ones kept (Iceberg's own property)"),
+    Setting("history.expire.max-ref-age-ms", "max_ref_age_ms", 0,
+            "tags and branches (never main) whose snapshot is older than this are removed; 0: never"),
     Setting("maintenance.unreferenced-files.enabled", "unreferenced_enabled", True,
             "remove files under the table's location that nothing references"),
     Setting("maintenance.unreferenced-files.grace-period-ms", "unreferenced_grace_ms", 3 * DAY_MS,
@@ -54,6 +56,7 @@ class MaintenanceSettings:
     snapshot_expiry_enabled: bool
     min_snapshots_to_keep: int
     max_snapshot_age_ms: int
+    max_ref_age_ms: int
     unreferenced_enabled: bool
     unreferenced_grace_ms: int
     unreferenced_delay_ms: int

@@ -1,0 +1,178 @@
+"""Table maintenance through the catalog's API on a real server, with PyIceberg writing the tables:
+configuration per warehouse and per table, dry runs that change nothing, snapshot expiry that honours
+refs and limits, the history, who may do what, and the background pass."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pyarrow as pa
+import pytest
+from pyiceberg.catalog import load_catalog
+from pyiceberg.schema import Schema
+from pyiceberg.types import LongType, NestedField, StringType
+
+from .conftest import catalog_call, make_s3_client, make_user, seed_catalog_properties, service_with
+
+SCHEMA = Schema(NestedField(1, "id", LongType(), required=False), NestedField(2, "name", StringType(), required=False))
+
+
+def batch(first: int, rows: int = 3) -> pa.Table:
+    return pa.table({"id": pa.array(range(first, first + rows), pa.int64()),
+                     "name": [f"row-{i}" for i in range(first, first + rows)]})
+
+
+def new_table(server, appends: int, properties: dict | None = None):
+    """A new warehouse with a table of ``appends`` appends of 3 rows; (warehouse, PyIceberg catalog, table)."""
+    warehouse = f"maint-{uuid.uuid4().hex[:8]}"
+    assert catalog_call(server, "POST", "/v1/warehouses", {"name": warehouse})[0] == 200
+    catalog = load_catalog("maintenance", **seed_catalog_properties(server, warehouse))
+    catalog.create_namespace("ns")
+    table = catalog.create_table("ns.events", SCHEMA, properties=properties or {})
+    for number in range(appends):
+        table.append(batch(number * 3))
+    return warehouse, catalog, table
+
+
+def table_path(warehouse: str, suffix: str = "") -> str:
+    return f"/v1/{warehouse}/namespaces/ns/tables/events/maintenance{suffix}"
+
+
+def object_keys(server, warehouse: str) -> set[str]:
+    s3 = make_s3_client(server.endpoint)
+    return {o["Key"] for page in s3.get_paginator("list_objects_v2").paginate(Bucket=warehouse)
+            for o in page.get("Contents", [])}
+
+
+EXPIRE_ALL_BUT_3 = {"history.expire.min-snapshots-to-keep": "3", "history.expire.max-snapshot-age-ms": "1"}
+
+
+def test_warehouse_settings_round_trip_and_bad_input(server):
+    warehouse, _, _ = new_table(server, 0)
+    status, body = catalog_call(server, "GET", f"/v1/warehouses/{warehouse}/maintenance")
+    assert status == 200 and body["settings"] == {}
+    assert body["effective"]["write.target-file-size-bytes"] == str(512 * 1024 * 1024)
+    status, body = catalog_call(server, "PUT", f"/v1/warehouses/{warehouse}/maintenance",
+                                {"settings": {"write.target-file-size-bytes": 1048576,
+                                              "maintenance.compaction.enabled": False}})
+    assert status == 200, body
+    assert body["settings"] == {"write.target-file-size-bytes": "1048576", "maintenance.compaction.enabled": "false"}
+    status, body = catalog_call(server, "PUT", f"/v1/warehouses/{warehouse}/maintenance",
+                                {"settings": {"maintenance.compaction.enabled": None}})
+    assert body["settings"] == {"write.target-file-size-bytes": "1048576"}
+    before = catalog_call(server, "GET", f"/v1/warehouses/{warehouse}/maintenance")[1]
+    for bad in ({"settings": {"no.such.setting": "1"}}, {"settings": {"write.target-file-size-bytes": "big"}},
+                {"settings": {"history.expire.min-snapshots-to-keep": 0}}, {"settings": []}, {"nothing": 1}):
+        status, body = catalog_call(server, "PUT", f"/v1/warehouses/{warehouse}/maintenance", bad)
+        assert status == 400 and body["error"]["type"] == "BadRequestException", (bad, body)
+    assert catalog_call(server, "GET", f"/v1/warehouses/{warehouse}/maintenance")[1] == before
+    assert catalog_call(server, "GET", "/v1/warehouses/no-such-warehouse-x/maintenance")[0] == 404
+
+
+def test_table_overrides_are_table_properties_and_win_over_the_warehouse(server):
+    warehouse, catalog, _ = new_table(server, 2)
+    catalog_call(server, "PUT", f"/v1/warehouses/{warehouse}/maintenance",
+                 {"settings": {"history.expire.min-snapshots-to-keep": "4", "write.target-file-size-bytes": "2097152"}})
+    status, body = catalog_call(server, "PUT", table_path(warehouse), {"settings": {"history.expire.min-snapshots-to-keep": 2}})
+    assert status == 200, body
+    settings = body["settings"]
+    assert settings["history.expire.min-snapshots-to-keep"] == {**settings["history.expire.min-snapshots-to-keep"],
+                                                               "value": "2", "source": "table"}
+    assert settings["write.target-file-size-bytes"]["source"] == "warehouse"
+    assert settings["maintenance.compaction.min-input-files"]["source"] == "default"
+    assert catalog.load_table("ns.events").properties["history.expire.min-snapshots-to-keep"] == "2"
+    health = body["health"]
+    assert health["snapshots"] == 2 and health["data-files"] == 2 and health["small-files"] == 2
+    assert sum(health["histogram"]["counts"]) == 2
+    catalog_call(server, "PUT", table_path(warehouse), {"settings": {"history.expire.min-snapshots-to-keep": None}})
+    assert "history.expire.min-snapshots-to-keep" not in catalog.load_table("ns.events").properties
+
+
+def test_dry_run_changes_nothing_and_expiry_does_what_it_showed(server):
+    warehouse, catalog, table = new_table(server, 8, EXPIRE_ALL_BUT_3)
+    snapshots = [s.snapshot_id for s in table.metadata.snapshots]
+    table.manage_snapshots().create_tag(snapshots[1], "audit").commit()  # an old snapshot a tag holds
+    keys_before, location_before = object_keys(server, warehouse), catalog.load_table("ns.events").metadata_location
+
+    status, preview = catalog_call(server, "POST", table_path(warehouse, "/runs"),
+                                   {"operations": ["expire-snapshots"], "dry-run": True})
+    assert status == 200, preview
+    assert object_keys(server, warehouse) == keys_before
+    assert catalog.load_table("ns.events").metadata_location == location_before
+    (report,) = preview["operations"]
+    expected_gone = {str(s) for s in snapshots[:5]} - {str(snapshots[1])}
+    assert set(report["removed-snapshots"]) == expected_gone
+    assert report["removed-files"]["count"] == 4  # one manifest list each: their data files live on
+
+    status, run = catalog_call(server, "POST", table_path(warehouse, "/runs"), {"operations": ["expire-snapshots"]})
+    assert status == 200 and not run["errors"], run
+    assert run["operations"][0]["removed-snapshots"] == report["removed-snapshots"]
+    assert run["operations"][0]["removed-files"] == report["removed-files"]
+    table = catalog.load_table("ns.events")
+    assert [s.snapshot_id for s in table.metadata.snapshots] == [snapshots[1], *snapshots[5:]]
+    assert table.scan().to_arrow().num_rows == 24
+    assert table.scan(snapshot_id=snapshots[1]).to_arrow().num_rows == 6  # the tag still time-travels
+    assert table.scan(snapshot_id=snapshots[5]).to_arrow().num_rows == 18
+    gone = {f["path"].split("/", 3)[3] for f in report["removed-files"]["files"]}
+    assert gone and gone <= keys_before and not gone & object_keys(server, warehouse)
+
+    status, history = catalog_call(server, "GET", table_path(warehouse, "/runs"))
+    assert status == 200 and history["runs"][0]["id"] == run["id"] and not history["runs"][0]["dry-run"]
+    assert len(history["runs"]) == 1  # dry runs are not recorded
+    again = catalog_call(server, "POST", table_path(warehouse, "/runs"), {"operations": ["expire-snapshots"]})[1]
+    assert again["operations"][0]["skipped"] and not again["operations"][0]["removed-snapshots"]
+
+
+def test_expiry_keeps_young_snapshots_and_branches(server):
+    warehouse, catalog, table = new_table(server, 4)  # defaults: 5 days, nothing is old enough
+    first = table.metadata.snapshots[0].snapshot_id
+    table.manage_snapshots().create_branch(first, "audit-branch").commit()
+    status, run = catalog_call(server, "POST", table_path(warehouse, "/runs"), {"operations": ["expire-snapshots"]})
+    assert status == 200 and run["operations"][0]["skipped"]
+    catalog_call(server, "PUT", table_path(warehouse), {"settings": EXPIRE_ALL_BUT_3})
+    catalog_call(server, "POST", table_path(warehouse, "/runs"), {"operations": ["expire-snapshots"]})
+    table = catalog.load_table("ns.events")
+    assert first in {s.snapshot_id for s in table.metadata.snapshots}  # the branch's head
+    assert len(table.metadata.snapshots) == 4 and table.scan().to_arrow().num_rows == 12
+
+
+def test_unknown_operation_and_table_are_clear_errors(server):
+    warehouse, _, _ = new_table(server, 1)
+    status, body = catalog_call(server, "POST", table_path(warehouse, "/runs"), {"operations": ["defragment"]})
+    assert status == 400 and "defragment" in body["error"]["message"]
+    status, body = catalog_call(server, "POST", f"/v1/{warehouse}/namespaces/ns/tables/nope/maintenance/runs", {})
+    assert status == 404 and body["error"]["type"] == "NoSuchTableException"
+    status, body = catalog_call(server, "POST", table_path(warehouse, "/runs"), {"dry-run": "yes"})
+    assert status == 400
+
+
+def test_who_may_preview_run_and_configure(server):
+    warehouse, _, _ = new_table(server, 2)
+    arn = f"arn:aws:s3tables:::bucket/{warehouse}"
+    viewer = make_user(server, {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Resource": [arn, f"{arn}/table/*"],
+        "Action": ["s3tables:GetTableMaintenanceConfiguration", "s3tables:GetTableMaintenanceJobStatus"]}]})
+    assert catalog_call(server, "GET", table_path(warehouse), credentials=viewer)[0] == 200
+    assert catalog_call(server, "POST", table_path(warehouse, "/runs"), {"dry-run": True}, credentials=viewer)[0] == 200
+    assert catalog_call(server, "GET", table_path(warehouse, "/runs"), credentials=viewer)[0] == 200
+    for method, path, body in (("POST", table_path(warehouse, "/runs"), {}),
+                               ("PUT", table_path(warehouse), {"settings": {}}),
+                               ("GET", f"/v1/warehouses/{warehouse}/maintenance", None),
+                               ("PUT", f"/v1/warehouses/{warehouse}/maintenance", {"settings": {}})):
+        status, answer = catalog_call(server, method, path, body, credentials=viewer)
+        assert status == 403 and answer["error"]["type"] == "ForbiddenException", (method, path)
+
+
+def test_the_background_pass_maintains_tables_and_remembers_it(tmp_path_factory):
+    with service_with(tmp_path_factory, {"AISTOR_MAINTENANCE_INTERVAL_SECONDS": "1"}) as server:
+        warehouse, catalog, _ = new_table(server, 6, EXPIRE_ALL_BUT_3)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            runs = catalog_call(server, "GET", table_path(warehouse, "/runs"))[1]["runs"]
+            if any(run["trigger"] == "schedule" for run in runs):
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail("the background pass did not run within 60 s")
+        assert len(catalog.load_table("ns.events").metadata.snapshots) == 3
