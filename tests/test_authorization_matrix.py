@@ -266,6 +266,15 @@ OPERATIONS = [
     Operation("load ns2 table", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns2/tables/t2"),
     Operation("create namespace", "catalog", "POST", f"/_iceberg/v1/{WAREHOUSE}/namespaces"),
     Operation("force delete warehouse", "catalog", "DELETE", "/_iceberg/v1/warehouses/{doomed}?force=true", b""),
+    Operation("warehouse maintenance settings", "catalog", "GET", f"/_iceberg/v1/warehouses/{WAREHOUSE}/maintenance"),
+    Operation("ns1 table maintenance", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns1/tables/t1/maintenance"),
+    # A run of expiry with the defaults: every snapshot is young, so nothing changes for the other cells.
+    Operation("ns1 table maintenance run", "catalog", "POST",
+              f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns1/tables/t1/maintenance/runs", b'{"operations": ["expire-snapshots"]}'),
+    Operation("ns2 table maintenance dry run", "catalog", "POST",
+              f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns2/tables/t2/maintenance/runs", b'{"dry-run": true}'),
+    Operation("ns1 table maintenance history", "catalog", "GET",
+              f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns1/tables/t1/maintenance/runs"),
     Operation("list users", "admin", "GET", "/_aistor/admin/v1/users"),
     Operation("list shares (admin)", "admin", "GET", "/_aistor/admin/v1/shares"),
     Operation("shared table versions (admin)", "admin", "GET",
@@ -339,6 +348,13 @@ MATRIX = {
     "load ns2 table":        [200, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
     "create namespace":      [200, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
     "force delete warehouse": [204, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
+    # s3tables:GetWarehouseMaintenanceConfiguration on the warehouse; the table's maintenance actions
+    # (Get/PutTableMaintenanceConfiguration, GetTableMaintenanceJobStatus) on the table, as s3tables:* grants them.
+    "warehouse maintenance settings": [200, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
+    "ns1 table maintenance": [200, 403, 403, 403, 200, 401, 401, 401, 401, 200,401],
+    "ns1 table maintenance run": [200, 403, 403, 403, 200, 401, 401, 401, 401, 200,401],
+    "ns2 table maintenance dry run": [200, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
+    "ns1 table maintenance history": [200, 403, 403, 403, 200, 401, 401, 401, 401, 200,401],
     "list users":            [200, 403, 403, 403, 403, 403, 400, 400, 400, 400,403],
     "list shares (admin)":   [200, 403, 403, 403, 403, 403, 400, 400, 400, 400,403],
     # admin:DeltaSharingGetShare, as the share's own information.
