@@ -226,3 +226,41 @@ def test_a_nested_tables_files_are_not_the_outer_tables_orphans(setup):
     assert inner_stray.removeprefix(f"s3://{WAREHOUSE}/") in objects(store)
     assert sorted(load(setup, "inner").scan().to_arrow()["id"].to_pylist()) == list(range(100, 110))
     assert sorted(load(setup, "outer").scan().to_arrow()["id"].to_pylist()) == list(range(10))
+
+
+def test_a_file_rewritten_after_it_was_marked_is_marked_anew(setup):
+    store, _ = setup
+    table = create_table(setup, "t")
+    table.append(rows(0, 10))
+    stray = put_stray(store, table, "data/rewritten.parquet", b"second content")
+    start = now()
+    marked_before_the_rewrite = {stray: start - 60_000}
+    report, marks = run(table, store, marked_before_the_rewrite, start + GRACE + DELAY)
+    assert report.removed_files == [] and marks == {stray: start + GRACE + DELAY}
+    assert [f.path for f in report.marked_files] == [stray]
+
+
+def test_a_location_that_also_holds_a_delta_log_is_left_alone(setup):
+    store, _ = setup
+    table = create_table(setup, "t")
+    table.append(rows(0, 10))
+    delta_file = put_stray(store, table, "part-00000.parquet", parquet_bytes(rows(50, 5)))
+    put_stray(store, table, "_delta_log/00000000000000000000.json", b"{}")
+    before = objects(store)
+    start = now()
+    report, marks = run(table, store, {delta_file: start - GRACE}, start + GRACE + DELAY)
+    assert report.skipped and "Delta log" in report.skipped
+    assert marks == {delta_file: start - GRACE} and objects(store) == before
+
+
+def test_listings_of_many_pages_are_read_to_the_end(setup):
+    store, _ = setup
+    table = create_table(setup, "t")
+    table.append(rows(0, 10))
+    strays = {put_stray(store, table, f"data/aborted-{i:05}.parquet", b"x") for i in range(2500)}
+    start = now()
+    report, marks = run(table, store, {}, start + GRACE + 1)
+    assert set(marks) == strays and report.details["listed"] == len(strays) + report.details["referenced"]
+    report, marks = run(table, store, marks, start + GRACE + 1 + DELAY)
+    assert {f.path for f in report.removed_files} == strays and marks == {}
+    assert sorted(load(setup, "t").scan().to_arrow()["id"].to_pylist()) == list(range(10))

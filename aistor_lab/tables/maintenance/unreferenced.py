@@ -25,7 +25,8 @@ conditional on the object's ETag as listed, so an object rewritten in the meanti
 judged afresh by the next run. Files are only ever listed under the table's own location (never a
 bucket's root, never the service's own bucket), the current metadata file and every file referenced
 are kept, a table whose location lies inside (or is) another table's location is skipped (the outer
-table's metadata, which may reference files there, is not read here), and a dry run deletes nothing
+table's metadata, which may reference files there, is not read here), so is a location that also
+holds a Delta log (Delta's files are not Iceberg's to judge), and a dry run deletes nothing
 and returns the marks unchanged. A metadata file that cannot be read makes the run fail, deleting
 nothing: an incomplete view of the references must never pass for the table's.
 """
@@ -59,8 +60,9 @@ def remove_unreferenced(
     other_locations: Sequence[str] = (),
 ) -> tuple[OperationReport, dict[str, int]]:
     """Mark and delete the unreferenced files of ``table``. ``marks``: ``s3://bucket/key`` -> epoch ms
-    it was marked, from the last run; ``other_locations``: the locations of the warehouse's other
-    tables (not this one's). Returns the report and the marks to keep (``marks`` itself in a dry run)."""
+    it was marked, from the last run; ``other_locations``: the locations of every other table whose
+    files may share the bucket (the warehouse's other tables, not this one; Delta tables some share
+    holds). Returns the report and the marks to keep (``marks`` itself in a dry run)."""
     report = OperationReport(OPERATION, dry_run)
     try:
         scope = table_scope(store, table.location())
@@ -74,6 +76,10 @@ def remove_unreferenced(
                           "metadata may reference files under it")
         return report, marks
     nested = [f"{other.folder}/" for other in others if _inside(other, scope)]
+    if store.list_objects(scope.bucket, prefix=f"{scope.folder}/_delta_log/", max_keys=1).objects:
+        report.skipped = ("the table's location also holds a Delta log (a UniForm table, say): the files "
+                          "Delta references cannot be told from unreferenced ones here")
+        return report, marks
 
     reachable = ReachableFiles(table.io)
     reachable.add(table.metadata, table.metadata_location)
