@@ -13,7 +13,19 @@ from pyiceberg.catalog import load_catalog
 from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
-from .conftest import catalog_call, make_s3_client, make_user, seed_catalog_properties, service_with
+from aistor_lab.workbench.client import ServiceConfig, ServiceError
+from aistor_lab.workbench.commands.actions import UsageError
+from aistor_lab.workbench.commands.registry import execute, panel_front
+
+from .conftest import (
+    ROOT_PASSWORD,
+    ROOT_USER,
+    catalog_call,
+    make_s3_client,
+    make_user,
+    seed_catalog_properties,
+    service_with,
+)
 
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=False), NestedField(2, "name", StringType(), required=False))
 
@@ -176,3 +188,33 @@ def test_the_background_pass_maintains_tables_and_remembers_it(tmp_path_factory)
         else:
             pytest.fail("the background pass did not run within 60 s")
         assert len(catalog.load_table("ns.events").metadata.snapshots) == 3
+
+
+def test_the_commands_show_set_preview_run_and_look_back(server):
+    warehouse, catalog, _ = new_table(server, 5)
+    service = ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD, warehouse=warehouse)
+
+    def aistor(*argv: str):
+        return execute(list(argv), panel_front(), service=service)[1]  # as the side panel sends them
+
+    shown = aistor("table", "maintenance", "show", "ns", "events")
+    assert "Small files:" in shown.text() and "5 (100%" in shown.text()
+    assert shown.data()["health"]["data-files"] == 5
+    changed = aistor("table", "maintenance", "set", "ns", "events", "-p", "history.expire.min-snapshots-to-keep=2",
+                     "-p", "history.expire.max-snapshot-age-ms=1")
+    assert changed.data()["settings"]["history.expire.min-snapshots-to-keep"]["source"] == "table"
+    preview = aistor("table", "maintenance", "run", "ns", "events", "-o", "expire-snapshots", "--dry-run")
+    assert preview.text().startswith("Dry run: nothing was changed")
+    assert len(catalog.load_table("ns.events").metadata.snapshots) == 5
+    run = aistor("table", "maintenance", "run", "ns", "events", "-o", "expire-snapshots")
+    assert run.data()["operations"][0]["removed-snapshots"] == preview.data()["operations"][0]["removed-snapshots"]
+    assert len(catalog.load_table("ns.events").metadata.snapshots) == 2
+    history = aistor("table", "maintenance", "history", "ns", "events")
+    assert len(history.data()) == 1 and "expire-snapshots" in history.text()
+    aistor("warehouse", "maintenance", "set", "-p", "maintenance.compaction.min-input-files=8")
+    assert aistor("warehouse", "maintenance", "show").data()["settings"] == {"maintenance.compaction.min-input-files": "8"}
+    with pytest.raises(UsageError):
+        aistor("table", "maintenance", "set", "ns", "events")  # nothing to change
+    with pytest.raises(ServiceError) as refused:
+        aistor("warehouse", "maintenance", "set", "-p", "history.expire.min-snapshots-to-keep=none")
+    assert "whole number" in str(refused.value)

@@ -220,6 +220,40 @@ class AIStorClient:
         path = self._namespace_path(warehouse, namespace) + f"/tables/{_segment(name)}"
         self.catalog_call("DELETE", path, query={"purgeRequested": "true"} if purge else None)
 
+    # -- table maintenance (the catalog's: tables/api/maintenance_handlers.py) ------------------
+
+    def warehouse_maintenance(self, warehouse: str) -> dict:
+        """A warehouse's maintenance settings as stored, and what a table without overrides gets."""
+        return self.catalog_call("GET", f"/warehouses/{_segment(warehouse)}/maintenance")
+
+    def set_warehouse_maintenance(self, warehouse: str, settings: dict[str, str | None]) -> dict:
+        """Set settings of the warehouse (a None value removes one)."""
+        return self.catalog_call("PUT", f"/warehouses/{_segment(warehouse)}/maintenance", {"settings": settings})
+
+    def _maintenance_path(self, warehouse: str, namespace: str | list[str], name: str) -> str:
+        return self._namespace_path(warehouse, namespace) + f"/tables/{_segment(name)}/maintenance"
+
+    def table_maintenance(self, warehouse: str, namespace: str | list[str], name: str) -> dict:
+        """Each setting's value and source, the table's health (files, small files, histogram) and last run."""
+        return self.catalog_call("GET", self._maintenance_path(warehouse, namespace, name))
+
+    def set_table_maintenance(self, warehouse: str, namespace: str | list[str], name: str,
+                              settings: dict[str, str | None]) -> dict:
+        """Set the table's overrides, which are table properties (a None value removes one)."""
+        return self.catalog_call("PUT", self._maintenance_path(warehouse, namespace, name), {"settings": settings})
+
+    def run_maintenance(self, warehouse: str, namespace: str | list[str], name: str,
+                        operations: Sequence[str] = (), dry_run: bool = False) -> dict:
+        """Run maintenance operations (default: the table's enabled ones), or preview them (``dry_run``)."""
+        body: dict[str, Any] = {"dry-run": dry_run}
+        if operations:
+            body["operations"] = list(operations)
+        return self.catalog_call("POST", self._maintenance_path(warehouse, namespace, name) + "/runs", body)
+
+    def maintenance_history(self, warehouse: str, namespace: str | list[str], name: str) -> list[dict]:
+        """The table's maintenance runs, newest first."""
+        return self.catalog_call("GET", self._maintenance_path(warehouse, namespace, name) + "/runs")["runs"]
+
     def preview_table(self, warehouse: str, namespace: str | list[str], name: str, limit: int = 10):
         """The first ``limit`` rows as a pyarrow Table (one catalog call, then S3 reads)."""
         return self.first_rows(name, self.load_table(warehouse, namespace, name), limit)
@@ -335,6 +369,13 @@ class AIStorClient:
         """``{earliest, latest, versions: [{version, timestamp}]}``: what recipients may read, newest first."""
         path = f"/shares/{_segment(share)}/schemas/{_segment(schema)}/tables/{_segment(table)}/versions"
         return self.admin_call("GET", path, query={"limit": str(limit)})
+
+    def checkpoint_shared_table(self, share: str, schema: str, table: str) -> dict:
+        """Write a Delta checkpoint of a shared Delta table's latest version, so its recipients' queries
+        read the checkpoint instead of the whole log: ``{version, path, written, addFiles, bytes}``
+        (``written`` false when that version had a checkpoint already)."""
+        path = f"/shares/{_segment(share)}/schemas/{_segment(schema)}/tables/{_segment(table)}/checkpoint"
+        return self.admin_call("POST", path)
 
     def share_audit(self, share: str, limit: int = 100) -> list[dict]:
         """The newest ``limit`` recipient queries of a share, newest first."""

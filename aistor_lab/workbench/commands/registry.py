@@ -27,6 +27,7 @@ from ..client import ServiceConfig
 from ..progress import shown_when_slow
 from . import actions as do
 from . import bucket_actions as bucket_do
+from . import maintenance_actions as maintenance_do
 from . import object_actions as object_do
 from .actions import Context, UsageError
 from .results import Result
@@ -106,6 +107,12 @@ TABLE = arg("table", metavar="TABLE")
 # Aliases are the user's own files: not something the side panel changes.
 TERMINAL_AND_NOTEBOOK = frozenset({CLI, NOTEBOOK})
 PROPERTY = arg("--property", "-p", action="append", default=[], metavar="KEY=VALUE", help="repeatable")
+MAINTENANCE_CHANGES = [
+    arg("--property", "-p", action="append", default=[], metavar="SETTING=VALUE",
+        help="e.g. write.target-file-size-bytes=134217728 (repeatable; `table maintenance show` lists them)"),
+    arg("--unset", action="append", default=[], metavar="SETTING", help="back to the warehouse's or default value"),
+]
+MAINTENANCE_OPERATIONS = ["compact", "rewrite-manifests", "expire-snapshots", "remove-unreferenced-files"]
 
 # The object commands, as mc's. Their paths name the service (object_paths.py).
 _PATH_HELP = "ALIAS/BUCKET[/PREFIX] (in a notebook with a default service: BUCKET[/PREFIX])"
@@ -240,6 +247,23 @@ COMMANDS: list[Command] = [
     Command("table delete", "delete a table", do.table_delete,
             [WAREHOUSE, NAMESPACE, TABLE, arg("--purge", action="store_true", help="delete its files too")],
             aliases=("rm",)),
+    Command("table maintenance show", "a table's health, its maintenance settings and its last maintenance",
+            maintenance_do.table_show, [WAREHOUSE, NAMESPACE, TABLE]),
+    Command("table maintenance set", "override maintenance settings of a table (they are table properties)",
+            maintenance_do.table_set, [WAREHOUSE, NAMESPACE, TABLE, *MAINTENANCE_CHANGES]),
+    Command("table maintenance run", "compact, expire snapshots, remove unreferenced files: now, or as a preview",
+            maintenance_do.table_run, [
+                WAREHOUSE, NAMESPACE, TABLE,
+                arg("--operation", "-o", action="append", default=[], metavar="OPERATION",
+                    choices=MAINTENANCE_OPERATIONS, help="repeatable (default: every enabled one)"),
+                arg("--dry-run", action="store_true", help="show what would change, change nothing"),
+            ]),
+    Command("table maintenance history", "the maintenance runs of a table, newest first", maintenance_do.table_history,
+            [WAREHOUSE, NAMESPACE, TABLE, arg("--limit", "-n", type=int, default=20)]),
+    Command("warehouse maintenance show", "a warehouse's maintenance settings (what its tables get)",
+            maintenance_do.warehouse_show, [WAREHOUSE]),
+    Command("warehouse maintenance set", "set maintenance settings of a warehouse", maintenance_do.warehouse_set,
+            [WAREHOUSE, *MAINTENANCE_CHANGES]),
     Command("share create", "create a share of tables in a schema", do.share_create, [
         arg("schema", metavar="SCHEMA"),
         arg("tables", metavar="TABLE_SPEC", nargs="+",
