@@ -92,7 +92,7 @@ class ReferencedFiles:
         lists = frozenset(s["manifest-list"] for s in metadata["snapshots"] if s.get("manifest-list"))
         read = self._read_lists(metadata["table-uuid"], lists)
         files.update(read.lists, read.manifests)
-        return frozenset(_canonical(f) for f in files)
+        return frozenset(canonical(f) for f in files)
 
     def _read_lists(self, table_uuid: str, lists: frozenset[str]) -> _ListsRead:
         """The manifests of ``lists``, reading only those the table's last answer did not cover."""
@@ -111,7 +111,7 @@ class ReferencedFiles:
         return read
 
 
-def _canonical(location: str) -> str:
+def canonical(location: str) -> str:
     """s3a:// and s3n:// name the same object as s3://."""
     try:
         bucket, key = split_location(location)

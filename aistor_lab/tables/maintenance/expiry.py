@@ -23,7 +23,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from pyiceberg.exceptions import CommitFailedException
-from pyiceberg.manifest import ManifestFile
 from pyiceberg.table import Table
 from pyiceberg.table.metadata import TableMetadata
 from pyiceberg.table.refs import MAIN_BRANCH, SnapshotRefType
@@ -34,6 +33,7 @@ from pyiceberg.table.update import (
     RemoveSnapshotsUpdate,
 )
 
+from .reachable_files import snapshot_files
 from .report import FileEntry, OperationReport
 from .settings import MaintenanceSettings
 
@@ -154,22 +154,5 @@ def _size(table: Table, path: str) -> int:
 
 
 def _reachable(table: Table, snapshot_ids: Iterable[int]) -> Iterator[tuple[str, int | None]]:
-    """(path, size) of every file the snapshots reach, each manifest read once (size None: a manifest
-    list, whose size the metadata does not record)."""
-    seen_manifests: set[str] = set()
-    for snapshot_id in snapshot_ids:
-        snapshot = table.metadata.snapshot_by_id(snapshot_id)
-        if snapshot is None:
-            continue
-        yield snapshot.manifest_list, None
-        for manifest in snapshot.manifests(table.io):
-            if manifest.manifest_path in seen_manifests:
-                continue
-            seen_manifests.add(manifest.manifest_path)
-            yield manifest.manifest_path, manifest.manifest_length
-            yield from _live_files(table, manifest)
-
-
-def _live_files(table: Table, manifest: ManifestFile) -> Iterator[tuple[str, int]]:
-    for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=True):
-        yield entry.data_file.file_path, entry.data_file.file_size_in_bytes
+    snapshots = [table.metadata.snapshot_by_id(i) for i in snapshot_ids]
+    return snapshot_files(table.io, [s for s in snapshots if s is not None], live_only=True)

@@ -35,6 +35,7 @@ from .health import table_health
 from .report import OperationReport
 from .service_catalog import ServiceCatalog
 from .settings import SETTINGS, MaintenanceSettings, check_settings, resolve
+from .unreferenced import remove_unreferenced
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,8 @@ class Job:
     dry_run: bool
     now_ms: int
     state: dict  # the table's run state (marks of unreferenced files), updated by the operation
+    store: ObjectStore
+    other_locations: list[str]  # of the warehouse's other tables: never this table's files
 
 
 @dataclass(frozen=True)
@@ -65,9 +68,17 @@ class Operation:
 
 # In run order: compaction makes the snapshot that expiry may then leave as the only one, and
 # unreferenced-file removal comes last, when the others have settled what is referenced.
+def _remove_unreferenced(job: Job) -> OperationReport:
+    report, job.state["marks"] = remove_unreferenced(
+        job.table, job.store, job.settings, job.state.get("marks", {}), dry_run=job.dry_run, now_ms=job.now_ms,
+        other_locations=job.other_locations)
+    return report
+
+
 OPERATIONS = (
     Operation("expire-snapshots", lambda s: s.snapshot_expiry_enabled,
               lambda job: expire_snapshots(job.table, job.settings, dry_run=job.dry_run, now_ms=job.now_ms)),
+    Operation("remove-unreferenced-files", lambda s: s.unreferenced_enabled, _remove_unreferenced),
 )
 BY_NAME = {operation.name: operation for operation in OPERATIONS}
 
@@ -155,12 +166,12 @@ class Maintenance:
         chosen = [BY_NAME[o] for o in operations] if operations else [o for o in OPERATIONS if o.enabled(settings)]
         table_uuid = str(table.metadata.table_uuid)
         if dry_run:
-            return self._execute(table, settings, chosen, dict(self._states.read(table_uuid) or {}), True, trigger)
+            return self._execute(warehouse, table, settings, chosen, dict(self._states.read(table_uuid) or {}), True, trigger)
         claimed = self._states.claim(table_uuid)
         if claimed is None:
             raise CommitFailedException("Maintenance of this table is running on another server; try again later")
         state, etag = claimed
-        record = self._execute(table, settings, chosen, state, False, trigger)
+        record = self._execute(warehouse, table, settings, chosen, state, False, trigger)
         state["history"] = [*state.get("history", []), _shortened(record)][-HISTORY_RUNS:]
         if trigger == "schedule":
             state["last-scheduled-ms"] = record["started-ms"]
@@ -168,12 +179,14 @@ class Maintenance:
             log.warning("maintenance of table %s: lost its lease during the run; its record is not kept", table_uuid)
         return record
 
-    def _execute(self, table: Table, settings: MaintenanceSettings, operations: list[Operation], state: dict,
+    def _execute(self, warehouse: str, table: Table, settings: MaintenanceSettings, operations: list[Operation], state: dict,
                  dry_run: bool, trigger: str) -> dict:
         started = self._now_ms()
         reports, errors = [], []
+        others = [location for location in self._catalog.tables.table_locations(warehouse)
+                  if location.rstrip("/") != table.location().rstrip("/")]
         for operation in operations:
-            job = Job(table, settings, dry_run, self._now_ms(), state)
+            job = Job(table, settings, dry_run, self._now_ms(), state, self._store, others)
             try:
                 reports.append(operation.run(job).to_json())
             except Exception as exc:  # one operation failing must not stop the others; the record says why

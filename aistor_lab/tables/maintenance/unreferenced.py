@@ -46,7 +46,7 @@ from .settings import MaintenanceSettings
 
 OPERATION = "remove-unreferenced-files"
 # New marks stop here: bounds the run's memory and the state document; the rest are marked later.
-MAX_MARKS = 100_000
+MAX_MARKS = 10_000
 
 
 def remove_unreferenced(
