@@ -34,6 +34,11 @@ from pyiceberg.types import LongType, NestedField, StringType
 from aistor_lab.store import LocalStore
 from aistor_lab.tables.catalog import Catalog
 from aistor_lab.tables.maintenance.compaction import compact, plan_compaction, run_compaction
+from aistor_lab.tables.maintenance.manifest_rewrite import (
+    plan_manifest_rewrite,
+    rewrite_manifests,
+    run_manifest_rewrite,
+)
 from aistor_lab.tables.maintenance.report import OperationReport
 from aistor_lab.tables.maintenance.service_catalog import ServiceCatalog
 from aistor_lab.tables.maintenance.settings import resolve
@@ -165,11 +170,13 @@ def test_compaction_rewrites_small_files_into_one_per_partition(service, partiti
     assert summary["added-records"] == summary["deleted-records"] == str(rows_before[0])
     assert summary["total-records"] == str(rows_before[0]) and summary["total-data-files"] == str(groups)
     # The rewritten files stay in the store for the older snapshots (expiry removes them later).
-    assert all(service.store.get_object_info(WAREHOUSE, f.path.split("/", 3)[3]) for f in report.removed_files)
+    keys = [f.path.removeprefix(f"s3://{WAREHOUSE}/") for f in report.removed_files]
+    assert all(service.store.get_object_info(WAREHOUSE, key) for key in keys)
 
     again = compact(reloaded, settings(), dry_run=False)
     assert again.skipped == "no partition has 5 data files under 786432 bytes or a data file with deletes"
-    assert again.snapshot_id is None and service.load("t").current_snapshot().snapshot_id == report.snapshot_id
+    assert again.snapshot_id is None
+    assert service.load("t").current_snapshot().snapshot_id == report.snapshot_id
 
 
 def test_compaction_leaves_partitions_with_few_small_files_and_large_files(service):
@@ -201,7 +208,8 @@ def commit_position_deletes(service: Service, table, deletes: dict[str, list[int
     data = position_deletes(deletes)
     location = write_file(table, "deletes.parquet", data)
     records = sum(len(p) for p in deletes.values())
-    deletes_file = delete_file(location, len(data), records, DataFileContent.POSITION_DELETES, FileFormat.PARQUET, 2)
+    deletes_file = delete_file(location, len(data), records, DataFileContent.POSITION_DELETES,
+                               FileFormat.PARQUET, 2)
     parent = table.current_snapshot()
     snapshot_id = random.getrandbits(62)
     manifest = f"{table.location()}/metadata/{uuid.uuid4().hex}-m0.avro"
@@ -222,7 +230,9 @@ def commit_position_deletes(service: Service, table, deletes: dict[str, list[int
                 "sequence-number": sequence_number, "timestamp-ms": parent.timestamp_ms + 1,
                 "manifest-list": manifest_list, "summary": summary, "schema-id": table.schema().schema_id}
     service.catalog.tables.commit(WAREHOUSE, ["ns"], table.name()[-1], {
-        "requirements": [{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": parent.snapshot_id}],
+        "requirements": [
+            {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": parent.snapshot_id},
+        ],
         "updates": [
             {"action": "add-snapshot", "snapshot": snapshot},
             {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": snapshot_id},
@@ -364,7 +374,88 @@ def test_compacted_files_follow_the_sort_order(service):
 
 # -- what compaction does not do ---------------------------------------------------------------------
 def test_tables_without_snapshots_or_of_format_3_are_skipped(service):
-    assert compact(service.create("empty"), settings(), dry_run=False).skipped == "the table has no snapshot yet"
+    empty = service.create("empty")
+    assert compact(empty, settings(), dry_run=False).skipped == "the table has no snapshot yet"
+    assert rewrite_manifests(empty, settings(), dry_run=False).skipped == "the table has no snapshot yet"
     v3 = service.create("v3", properties={"format-version": "3"})
     assert v3.format_version == 3
-    assert "format-version 3" in compact(v3, settings(), dry_run=True).skipped
+    unsupported = "tables of format-version 3 cannot be rewritten yet"
+    assert compact(v3, settings(), dry_run=True).skipped == unsupported
+    assert rewrite_manifests(v3, settings(), dry_run=True).skipped == unsupported
+
+
+# -- manifest rewriting ------------------------------------------------------------------------------
+def live_files(table, snapshot_id: int | None = None) -> list[tuple[str, int]]:
+    tasks = table.scan(snapshot_id=snapshot_id).plan_files()
+    return sorted((t.file.file_path, t.file.record_count) for t in tasks)
+
+
+def manifests(table) -> list:
+    return table.current_snapshot().manifests(table.io)
+
+
+@pytest.mark.parametrize("partitioned", [True, False], ids=["partitioned", "unpartitioned"])
+def test_manifest_rewrite_merges_small_manifests_without_changing_data(service, partitioned):
+    table = service.create("t", spec=BY_REGION if partitioned else None)
+    fill(table, 30, partitioned)
+    assert len(manifests(table)) == 30  # one per append
+    files, rows = live_files(table), checksum(table.scan().to_arrow())
+    old_snapshot = table.current_snapshot()
+    listing, location = service.listing(), table.metadata_location
+
+    preview = rewrite_manifests(table, settings(), dry_run=True)
+    assert_unchanged(service, table, listing, location)
+    assert preview.skipped is None and len(preview.removed_files) == 30
+    assert sorted(f.path for f in preview.removed_files) == sorted(m.manifest_path for m in manifests(table))
+    assert [f.path for f in preview.added_files] == ["(new manifest)"]
+    assert preview.details["specs"] == [{"spec-id": 0, "manifests-rewritten": 30, "bytes-rewritten": sum(
+        m.manifest_length for m in manifests(table)), "files": 90 if partitioned else 30}]
+
+    report = rewrite_manifests(table, settings(), dry_run=False)
+    assert report.skipped is None and report.snapshot_id is not None
+    assert sorted(f.path for f in report.removed_files) == sorted(f.path for f in preview.removed_files)
+    table = service.load("t")
+    assert [m.manifest_path for m in manifests(table)] == [f.path for f in report.added_files]
+    assert live_files(table) == files and checksum(table.scan().to_arrow()) == rows
+    assert live_files(table, old_snapshot.snapshot_id) == files
+    summary = table.current_snapshot().summary
+    assert summary.operation == Operation.REPLACE
+    for total in ("total-records", "total-data-files", "total-files-size", "total-delete-files"):
+        assert summary[total] == old_snapshot.summary[total]
+    # Entries keep the snapshot that added them: incremental readers still see when each file came.
+    entries = manifests(table)[0].fetch_manifest_entry(table.io)
+    assert {e.status for e in entries} == {ManifestEntryStatus.EXISTING}
+    assert len({e.snapshot_id for e in entries}) == 30
+
+    again = rewrite_manifests(table, settings(), dry_run=False)
+    assert again.skipped == "no partition spec has 10 data manifests under 4194304 bytes"
+
+
+def test_manifest_rewrite_keeps_a_concurrent_append(service):
+    table = service.create("t")
+    fill(table, 12, partitioned=False)
+    plan = plan_manifest_rewrite(table)
+    writer = service.load("t")
+    writer.append(batch([500, 501], "eu"))
+    report = run_manifest_rewrite(table, plan, OperationReport("rewrite-manifests", False))
+    assert report.skipped is None
+    table = service.load("t")
+    assert len(manifests(table)) == 2  # the merged one and the writer's
+    assert sorted(table.scan().to_arrow()["id"].to_pylist()) == list(range(120)) + [500, 501]
+
+
+def test_manifest_rewrite_after_a_concurrent_rewrite_fails_cleanly(service):
+    table = service.create("t")
+    fill(table, 12, partitioned=False)
+    plan = plan_manifest_rewrite(table)
+    assert compact(service.load("t"), settings(), dry_run=False).snapshot_id  # rewrites the manifests too
+    listing, location = service.listing(), service.load("t").metadata_location
+    report = run_manifest_rewrite(table, plan, OperationReport("rewrite-manifests", False))
+    assert report.snapshot_id is None and "replaced concurrently" in report.skipped
+    assert_unchanged(service, table, listing, location)
+
+
+def test_manifest_rewrite_needs_enough_small_manifests(service):
+    table = service.create("t")
+    fill(table, 9, partitioned=False)
+    assert rewrite_manifests(table, settings(), dry_run=True).skipped.startswith("no partition spec has 10")

@@ -136,8 +136,8 @@ def _removable_deletes(tasks: list[FileScanTask], groups: list[GroupPlan]) -> li
 
 def compact(table: Table, settings: MaintenanceSettings, *, dry_run: bool) -> OperationReport:
     report = OperationReport("compact", dry_run)
-    if table.format_version > 2:
-        report.skipped = f"compaction of format-version {table.format_version} tables is not supported yet"
+    if unwritable := unwritable_format(table):
+        report.skipped = unwritable
         return report
     try:
         plan = plan_compaction(table, settings)
@@ -154,6 +154,13 @@ def compact(table: Table, settings: MaintenanceSettings, *, dry_run: bool) -> Op
         report.details = _details(plan, outputs)
         return report
     return run_compaction(table, plan, report)
+
+
+def unwritable_format(table: Table) -> str | None:
+    """Why PyIceberg cannot commit to this table, if it cannot (0.12 writes manifests of v1 and v2)."""
+    if table.format_version > 2:
+        return f"tables of format-version {table.format_version} cannot be rewritten yet"
+    return None
 
 
 def run_compaction(table: Table, plan: CompactionPlan, report: OperationReport) -> OperationReport:
@@ -233,7 +240,22 @@ def _commit(table: Table, plan: CompactionPlan, written: list[DataFile]) -> int:
     return rewrite.snapshot_id
 
 
-class _RewriteFiles(_OverwriteFiles):
+class ReplaceSummary:
+    """A snapshot producer's summary for operation ``replace``, whose totals PyIceberg computes for an
+    overwrite only (and refuses otherwise): computed as an overwrite's, then named ``replace``."""
+
+    _operation: Operation
+
+    def _summary(self, snapshot_properties: dict[str, str] = EMPTY_DICT) -> Summary:
+        operation, self._operation = self._operation, Operation.OVERWRITE
+        try:
+            summary = super()._summary(snapshot_properties)  # type: ignore[misc]
+        finally:
+            self._operation = operation
+        return summary.model_copy(update={"operation": operation})
+
+
+class _RewriteFiles(ReplaceSummary, _OverwriteFiles):
     """PyIceberg's overwrite as Iceberg's RewriteFiles: operation ``replace``, delete files removed
     with the data files they applied to, and only the conflicts a rewrite has (Java's checks): a
     rewritten file deleted, or given new deletes, concurrently. Concurrent appends are no conflict."""
@@ -272,10 +294,9 @@ class _RewriteFiles(_OverwriteFiles):
         if not removed:
             return manifest
         self._found_deletes.update(e.data_file for e in removed)
-        writer = _DeleteManifestWriter(
-            self.spec(manifest.partition_spec_id), self.schema(), self.new_manifest_output(), self._snapshot_id,
-            self._compression,
-        )
+        spec = self.spec(manifest.partition_spec_id)
+        output = self.new_manifest_output()
+        writer = _DeleteManifestWriter(spec, self.schema(), output, self._snapshot_id, self._compression)
         with writer:
             for entry in entries:
                 if entry.data_file in self._removed_deletes:
@@ -285,15 +306,13 @@ class _RewriteFiles(_OverwriteFiles):
         return writer.to_manifest_file()
 
     def _summary(self, snapshot_properties: dict[str, str] = EMPTY_DICT) -> Summary:
-        # PyIceberg's summary counts removed files from the deleted set (the delete files too, then) and
-        # refuses the totals of a `replace`, which are computed as an overwrite's.
-        data_files, operation = self._deleted_data_files, self._operation
-        self._deleted_data_files, self._operation = data_files | self._found_deletes, Operation.OVERWRITE
+        # PyIceberg's summary counts the removed files of the deleted set: the delete files too, then.
+        data_files = self._deleted_data_files
+        self._deleted_data_files = data_files | self._found_deletes
         try:
-            summary = super()._summary(snapshot_properties)
+            return super()._summary(snapshot_properties)
         finally:
-            self._deleted_data_files, self._operation = data_files, operation
-        return summary.model_copy(update={"operation": operation})
+            self._deleted_data_files = data_files
 
 
 class _DeleteManifestWriter(ManifestWriterV2):
