@@ -244,3 +244,25 @@ def test_unreferenced_files_are_marked_then_removed_through_the_api(server):
     assert table.scan().to_arrow().num_rows == 9
     for snapshot in table.metadata.snapshots:  # every snapshot still reads
         assert table.scan(snapshot_id=snapshot.snapshot_id).to_arrow().num_rows > 0
+
+
+def test_the_widget_previews_then_applies_what_it_previewed(server):
+    from aistor_lab.workbench.client import AIStorClient
+    from aistor_lab.workbench.maintenance_widget import MaintenanceWidget, bin_labels
+
+    warehouse, catalog, _ = new_table(server, 6, EXPIRE_ALL_BUT_3)
+    widget = MaintenanceWidget("ns", "events", client=AIStorClient(ServiceConfig(server.endpoint, ROOT_USER,
+                                                                                 ROOT_PASSWORD, warehouse=warehouse)))
+    assert "Data files" in widget.health.value and widget.chart.value.startswith("<svg")
+    assert "&lt; 16KiB" in widget.chart.value and widget.apply_button.disabled
+    assert bin_labels([1024, 2048]) == ["< 1.0KiB", "1.0KiB-2.0KiB", "> 2.0KiB"]
+    widget.preview()
+    assert "Dry run: nothing was changed" in widget.plan.value and "3 snapshots would go" in widget.plan.value
+    assert "after maintenance" in widget.chart.value and not widget.apply_button.disabled
+    assert len(catalog.load_table("ns.events").metadata.snapshots) == 6
+    widget.apply()
+    assert len(catalog.load_table("ns.events").metadata.snapshots) == 3
+    assert widget.status.value == "Done." and widget.apply_button.disabled
+    assert "expire-snapshots" in widget.history.value
+    widget.preview()  # nothing left to do
+    assert widget.apply_button.disabled and "Nothing to do" in widget.status.value

@@ -44,10 +44,10 @@ def warehouse_set(ctx: Context, args: argparse.Namespace) -> Result:
 
 def table_show(ctx: Context, args: argparse.Namespace) -> Result:
     answer = ctx.client.table_maintenance(args.warehouse, args.namespace, args.table)
-    return _settings_and_health(answer)
+    return settings_and_health(answer)
 
 
-def _settings_and_health(answer: dict) -> Result:
+def settings_and_health(answer: dict) -> Result:
     health = answer["health"]
     rows = [[name, setting["value"], setting["source"]] for name, setting in answer["settings"].items()]
     last = answer.get("last-run")
@@ -67,7 +67,7 @@ def _settings_and_health(answer: dict) -> Result:
 
 def table_set(ctx: Context, args: argparse.Namespace) -> Result:
     answer = ctx.client.set_table_maintenance(args.warehouse, args.namespace, args.table, _changes(args))
-    return _settings_and_health(answer)
+    return settings_and_health(answer)
 
 
 def table_run(ctx: Context, args: argparse.Namespace) -> Result:
@@ -93,7 +93,10 @@ def _files(files: dict[str, Any]) -> str:
 
 
 def table_history(ctx: Context, args: argparse.Namespace) -> Result:
-    runs = ctx.client.maintenance_history(args.warehouse, args.namespace, args.table)[: args.limit]
+    return table_history_rows(ctx.client.maintenance_history(args.warehouse, args.namespace, args.table)[: args.limit])
+
+
+def table_history_rows(runs: list[dict]) -> Result:
     rows = []
     for run in runs:
         done = [r["operation"] for r in run["operations"] if not r["skipped"]]
