@@ -279,6 +279,8 @@ OPERATIONS = [
     Operation("list shares (admin)", "admin", "GET", "/_aistor/admin/v1/shares"),
     Operation("shared table versions (admin)", "admin", "GET",
               "/_aistor/admin/v1/shares/{share}/schemas/sales/tables/data/versions"),
+    Operation("checkpoint shared table (admin)", "admin", "POST",
+              "/_aistor/admin/v1/shares/{share}/schemas/sales/tables/data/checkpoint", b""),
     Operation("list shares", "sharing", "GET", "/delta-sharing/shares"),
     Operation("query own share", "sharing", "POST", SHARED_TABLE + "/query", b"{}"),
     Operation("query other share", "sharing", "POST", SHARED_TABLE.replace("{share}", "{other}") + "/query", b"{}"),
@@ -359,6 +361,8 @@ MATRIX = {
     "list shares (admin)":   [200, 403, 403, 403, 403, 403, 400, 400, 400, 400,403],
     # admin:DeltaSharingGetShare, as the share's own information.
     "shared table versions (admin)": [200, 403, 403, 403, 403, 403, 400, 400, 400, 400,403],
+    # admin:DeltaSharingUpdateShare: a checkpoint changes what the share is served from.
+    "checkpoint shared table (admin)": [200, 403, 403, 403, 403, 403, 400, 400, 400, 400,403],
     "list shares":           [401, 401, 401, 401, 401, 401, 200, 401, 200, 401,401],
     "query own share":       [401, 401, 401, 401, 401, 401, 200, 401, 404, 401,401],
     "query other share":     [401, 401, 401, 401, 401, 401, 404, 401, 200, 401,401],

@@ -20,6 +20,11 @@ the audit log (what ``aistor table share ...`` drives, as ``mc table share ...``
                                                                                 admin:DeltaSharingCreateToken
     DELETE /shares/{share}/clients/{id}   delete, revoking its access tokens    admin:DeltaSharingDeleteToken
     GET    /shares/{share}/audit?limit=N  the newest N audit records            admin:GetTableShareAudit
+    POST   /shares/{share}/schemas/{schema}/tables/{table}/checkpoint
+                                          a Delta checkpoint of a shared Delta table's latest version
+                                          (sharing/delta_checkpoint.py): {"version", "path", "written",
+                                          "addFiles", "bytes"}; an Iceberg table: 400
+                                                                                admin:DeltaSharingUpdateShare
 
 The action names are AIStor's (``mc table share`` needs the same); ``admin:DeltaSharing`` grants them
 all, and this server's older names (``admin:ListTableShares``...) remain aliases (iam/action_names.py).
@@ -179,6 +184,14 @@ class TableVersionsHandler(ShareAdminHandler):
         await self.serve([GET_SHARE], read)
 
 
+class TableCheckpointHandler(ShareAdminHandler):
+    """A checkpoint of one shared Delta table: it changes what the share serves from (its log), so it
+    is authorized as a change of the share."""
+
+    async def post(self, share: str, schema: str, table: str) -> None:
+        await self.serve([UPDATE_SHARE], lambda: self.sharing.checkpoint_table(share, schema, table))
+
+
 class AuditHandler(ShareAdminHandler):
     async def get(self, share: str) -> None:
         limit = self.get_query_argument("limit", "100")
@@ -204,4 +217,5 @@ def routes(services: Any) -> list:
         (f"{PREFIX}/shares/{segment}/clients/{segment}", ClientHandler, args),
         (f"{PREFIX}/shares/{segment}/audit", AuditHandler, args),
         (f"{PREFIX}/shares/{segment}/schemas/{segment}/tables/{segment}/versions", TableVersionsHandler, args),
+        (f"{PREFIX}/shares/{segment}/schemas/{segment}/tables/{segment}/checkpoint", TableCheckpointHandler, args),
     ]

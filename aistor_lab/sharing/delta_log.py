@@ -3,7 +3,14 @@
 It understands JSON commits, classic and multi-part Parquet checkpoints, and v2 checkpoints (JSON
 or Parquet, with sidecar files), as the Delta protocol (delta-io/delta PROTOCOL.md) defines them.
 A snapshot is the newest complete checkpoint at or before the version plus the commits after it;
-the file set is keyed by (path, deletion vector), as the protocol's reconciliation rules say.
+the file set is keyed by (path, deletion vector), as the protocol's reconciliation rules say. Besides
+the live files, a snapshot keeps what a checkpoint of it must hold (delta_checkpoint.py writes them):
+remove tombstones, the latest ``txn`` of each application and the live ``domainMetadata``.
+
+``_last_checkpoint`` saves listing a long log: the listing starts at the checkpoint it names, and the
+older commits are listed only when a version before it is asked for (time travel, change data feed,
+the earliest version) or a timestamp (which may name one). When it is missing, unreadable or names
+a checkpoint that is not there whole, the whole log is listed, as the protocol says readers must.
 
 Commit timestamps are the commit files' modification times, made strictly increasing as Delta
 does (a commit never looks older than its parent). Paths become absolute ``s3://bucket/key`` (keys
@@ -25,8 +32,8 @@ import re
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 import pyarrow as pa
@@ -44,6 +51,7 @@ _COMMIT = re.compile(r"(\d{20})\.json")
 _CLASSIC = re.compile(r"(\d{20})\.checkpoint\.parquet")
 _MULTI_PART = re.compile(r"(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet")
 _V2 = re.compile(r"(\d{20})\.checkpoint\.[0-9a-fA-F-]{36}\.(?:json|parquet)")
+_LAST_CHECKPOINT = "_last_checkpoint"
 _FILE_KINDS = ("add", "remove", "cdc")
 # Fields of add/remove/cdc actions passed through to delta-format answers besides the ones
 # FileAction names.
@@ -56,12 +64,22 @@ _CACHED_STATES = 4
 
 
 @dataclass(frozen=True)
+class LogFileAction(FileAction):
+    """A file action of this log, with the action as the log wrote it (relative path, deletion vector
+    as stored), which a checkpoint must copy rather than the absolute form served to recipients."""
+
+    written: dict = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class Commit:
     """The actions of one commit file (or of one checkpoint), in log order."""
 
-    files: list[FileAction]
+    files: list[LogFileAction]
     protocol: dict | None
     metadata: dict | None
+    txns: list[dict] = field(default_factory=list)
+    domains: list[dict] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -70,14 +88,20 @@ class _Listing:
     checkpoints: dict[int, list[ObjectInfo]]  # complete checkpoints only
     versions: list[int]  # readable versions, ascending
     timestamps: list[int]  # their commit times in ms, strictly increasing
+    whole: bool  # the whole log was listed (not only from _last_checkpoint's version on)
 
 
 @dataclass(frozen=True)
-class _State:
+class Snapshot:
+    """The table's state at a version, as the log's reconciliation rules make it."""
+
     version: int
     protocol: dict | None
     metadata: dict | None
-    files: dict[tuple[str, str | None], FileAction]
+    files: dict[tuple[str, str | None], LogFileAction]  # live add actions
+    tombstones: dict[tuple[str, str | None], LogFileAction]  # remove actions of files not added back
+    txns: dict[str, dict]  # appId -> its latest txn action
+    domains: dict[str, dict]  # domain -> its latest domainMetadata action
 
 
 class DeltaLogSource(TableSource):
@@ -92,11 +116,25 @@ class DeltaLogSource(TableSource):
         self._log_prefix = f"{self._root}/_delta_log/"
         self._lock = threading.Lock()
         self._commits: OrderedDict[tuple[str, str], Commit] = OrderedDict()
-        self._states: OrderedDict[tuple[int, str], _State] = OrderedDict()
+        self._states: OrderedDict[tuple[int, str], Snapshot] = OrderedDict()
+        self._earliest: tuple[int, ObjectInfo] | None = None
 
     @property
     def location(self) -> str:
         return f"s3://{self._bucket}/{self._root}"
+
+    @property
+    def store(self) -> ObjectStore:
+        return self._store
+
+    @property
+    def bucket(self) -> str:
+        return self._bucket
+
+    @property
+    def log_prefix(self) -> str:
+        """The key prefix of the table's ``_delta_log/``."""
+        return self._log_prefix
 
     @property
     def scope(self) -> Scope:
@@ -107,14 +145,30 @@ class DeltaLogSource(TableSource):
         return self._listing().versions[-1]
 
     def earliest_version(self) -> int:
-        return self._listing().versions[0]
+        listing = self._listing()
+        if listing.whole:
+            return listing.versions[0]
+        # The earliest version found by the last whole listing, while its file is there: log cleanup
+        # deletes the oldest files first, so the versions after it are there too. It saves listing
+        # the whole log for every range check of a query for a version after the checkpoint.
+        with self._lock:
+            known = self._earliest
+        if known is not None and known[0] < listing.versions[0] and self._unchanged(known[1]):
+            return known[0]
+        whole = self._listing(whole=True)
+        first = whole.versions[0]
+        with self._lock:
+            self._earliest = (first, whole.commits.get(first) or whole.checkpoints[first][0])
+        return first
 
     def version_timestamp(self, version: int) -> int:
-        listing = self._listing()
+        listing = self._listing_from(version)
         return listing.timestamps[self._index(listing, version)]
 
     def version_at(self, timestamp_ms: int) -> int:
-        listing = self._listing()
+        # The whole history, as Delta's own timestamp lookups list it: a commit time raised to stay
+        # after its parent's may be raised by commits before the checkpoint.
+        listing = self._listing(whole=True)
         index = bisect.bisect_right(listing.timestamps, timestamp_ms) - 1
         if index < 0:
             raise InvalidParameter(
@@ -124,7 +178,7 @@ class DeltaLogSource(TableSource):
         return listing.versions[index]
 
     def table_version(self, version: int | None = None) -> TableVersion:
-        listing = self._listing()
+        listing = self._listing() if version is None else self._listing_from(version)
         version = listing.versions[-1] if version is None else version
         index = self._index(listing, version)
         state = self._state(listing, version)
@@ -134,7 +188,7 @@ class DeltaLogSource(TableSource):
                             list(state.files.values()))
 
     def changes(self, starting_version: int, ending_version: int | None = None) -> Iterator[VersionChanges]:
-        listing = self._listing()
+        listing = self._listing_from(starting_version)
         ending_version = listing.versions[-1] if ending_version is None else ending_version
         self._index(listing, ending_version)
         if starting_version > ending_version:
@@ -148,6 +202,12 @@ class DeltaLogSource(TableSource):
             yield VersionChanges(version, listing.timestamps[self._index(listing, version)], commit.files,
                                  commit.metadata, commit.protocol)
 
+    def snapshot(self) -> tuple[Snapshot, list[ObjectInfo]]:
+        """The latest version's snapshot, and the files of its checkpoint if the log has one."""
+        listing = self._listing()
+        version = listing.versions[-1]
+        return self._state(listing, version), listing.checkpoints.get(version, [])
+
     # -- the log -----------------------------------------------------------------------------
     def _index(self, listing: _Listing, version: int) -> int:
         index = bisect.bisect_left(listing.versions, version)
@@ -158,12 +218,41 @@ class DeltaLogSource(TableSource):
             )
         return index
 
-    def _listing(self) -> _Listing:
+    def _listing_from(self, version: int) -> _Listing:
+        """A listing that reaches back to ``version`` if the log does."""
+        listing = self._listing()
+        return listing if listing.whole or version >= listing.versions[0] else self._listing(whole=True)
+
+    def _listing(self, whole: bool = False) -> _Listing:
+        hint = None if whole else self._last_checkpoint()
+        if hint is not None:
+            commits, checkpoints = self._log_files(f"{self._log_prefix}{hint:020d}")
+            if hint in checkpoints:
+                return self._readable(commits, checkpoints, whole=False)
+        return self._readable(*self._log_files(""), whole=True)
+
+    def _unchanged(self, info: ObjectInfo) -> bool:
+        try:
+            return self._store.get_object_info(self._bucket, info.key).etag == info.etag
+        except (NoSuchKey, NoSuchBucket):
+            return False
+
+    def _last_checkpoint(self) -> int | None:
+        """The version ``_last_checkpoint`` names, or None when it is missing or unreadable."""
+        try:
+            data = self._store.get_bytes(self._bucket, self._log_prefix + _LAST_CHECKPOINT)[1]
+            version = json.loads(data)["version"]
+        except (NoSuchKey, NoSuchBucket, EncryptionParametersInvalid, ValueError, TypeError, KeyError):
+            return None
+        return version if isinstance(version, int) and version >= 0 else None
+
+    def _log_files(self, start_after: str) -> tuple[dict[int, ObjectInfo], dict[int, list[ObjectInfo]]]:
+        """The commits and complete checkpoints listed after ``start_after``, by version."""
         commits: dict[int, ObjectInfo] = {}
         classic: dict[int, ObjectInfo] = {}
         parts: dict[tuple[int, int], dict[int, ObjectInfo]] = {}
         v2: dict[int, ObjectInfo] = {}
-        for info in self._list_log():
+        for info in self._list_log(start_after):
             name = info.key[len(self._log_prefix):]
             if match := _COMMIT.fullmatch(name):
                 commits[int(match.group(1))] = info
@@ -179,6 +268,10 @@ class DeltaLogSource(TableSource):
             if len(found) == count and set(found) == set(range(1, count + 1)):
                 checkpoints[version] = [found[i] for i in range(1, count + 1)]
         checkpoints.update({v: [info] for v, info in classic.items()})
+        return commits, checkpoints
+
+    def _readable(self, commits: dict[int, ObjectInfo], checkpoints: dict[int, list[ObjectInfo]],
+                  whole: bool) -> _Listing:
         if not commits and not checkpoints:
             raise NotFound(f"there is no Delta table at {self.location}")
         latest = max([*commits, *checkpoints])
@@ -198,10 +291,10 @@ class DeltaLogSource(TableSource):
             info = commits.get(version) or checkpoints[version][0]
             previous = max(int(info.last_modified * 1000), previous + 1)
             timestamps.append(previous)
-        return _Listing(commits, checkpoints, versions, timestamps)
+        return _Listing(commits, checkpoints, versions, timestamps, whole)
 
-    def _list_log(self) -> Iterator[ObjectInfo]:
-        marker = ""
+    def _list_log(self, start_after: str) -> Iterator[ObjectInfo]:
+        marker = start_after
         while True:
             try:
                 page = self._store.list_objects(self._bucket, prefix=self._log_prefix, delimiter="/",
@@ -213,7 +306,7 @@ class DeltaLogSource(TableSource):
                 return
             marker = page.next_marker
 
-    def _state(self, listing: _Listing, version: int) -> _State:
+    def _state(self, listing: _Listing, version: int) -> Snapshot:
         def etag(v: int) -> str:
             info = listing.commits.get(v) or listing.checkpoints[v][0]
             return info.etag
@@ -227,23 +320,11 @@ class DeltaLogSource(TableSource):
             bases = [s for (v, tag), s in self._states.items()
                      if checkpoint <= v < version and v >= listing.versions[0] and tag == etag(v)]
         base = max(bases, key=lambda s: s.version, default=None)
-        if base is None and checkpoint >= 0:
-            loaded = self._checkpoint(listing.checkpoints[checkpoint])
-            base = _State(checkpoint, loaded.protocol, loaded.metadata,
-                          {_file_key(f): f for f in loaded.files if f.kind == "add"})
         if base is None:
-            base = _State(-1, None, None, {})
-        files, protocol, metadata = dict(base.files), base.protocol, base.metadata
-        for v in range(base.version + 1, version + 1):
-            commit = self._commit(listing.commits[v])
-            protocol = commit.protocol or protocol
-            metadata = commit.metadata or metadata
-            for action in commit.files:
-                if action.kind == "add":
-                    files[_file_key(action)] = action
-                elif action.kind == "remove":
-                    files.pop(_file_key(action), None)
-        state = _State(version, protocol, metadata, files)
+            base = Snapshot(-1, None, None, {}, {}, {}, {})
+            if checkpoint >= 0:
+                base = _replayed(base, [(checkpoint, self._checkpoint(listing.checkpoints[checkpoint]))])
+        state = _replayed(base, ((v, self._commit(listing.commits[v])) for v in range(base.version + 1, version + 1)))
         with self._lock:
             self._states[(version, etag(version))] = state
             while len(self._states) > _CACHED_STATES:
@@ -288,7 +369,7 @@ class DeltaLogSource(TableSource):
 
     # -- actions -----------------------------------------------------------------------------
     def _parse_actions(self, actions: list[dict]) -> Commit:
-        files, protocol, metadata = [], None, None
+        files, protocol, metadata, txns, domains = [], None, None, [], []
         for action in actions:
             for kind in _FILE_KINDS:
                 if action.get(kind):
@@ -297,13 +378,17 @@ class DeltaLogSource(TableSource):
                 protocol = {k: v for k, v in action["protocol"].items() if v is not None}
             if action.get("metaData"):
                 metadata = _normalize_metadata(action["metaData"])
-        return Commit(files, protocol, metadata)
+            if action.get("txn"):
+                txns.append(action["txn"])
+            if action.get("domainMetadata"):
+                domains.append(action["domainMetadata"])
+        return Commit(files, protocol, metadata, txns, domains)
 
-    def _file_action(self, kind: str, action: dict) -> FileAction:
+    def _file_action(self, kind: str, action: dict) -> LogFileAction:
         stats = action.get("stats")
         if stats is None and action.get("stats_parsed") is not None:
             stats = json.dumps(action["stats_parsed"], default=_json_value, separators=(",", ":"))
-        return FileAction(
+        return LogFileAction(
             kind=kind,
             path=self._absolute(action.get("path")),
             size=int(action.get("size") or 0),
@@ -314,6 +399,7 @@ class DeltaLogSource(TableSource):
             deletion_vector=self._deletion_vector(action.get("deletionVector")),
             extra={name: _as_dict(action[name]) if name == "tags" else action[name]
                    for name in _EXTRA_FIELDS if action.get(name) is not None},
+            written=action,
         )
 
     def _absolute(self, path: object, folder: str | None = None) -> str:
@@ -342,6 +428,27 @@ class DeltaLogSource(TableSource):
         elif storage == "p":
             dv["pathOrInlineDv"] = self._absolute(dv.get("pathOrInlineDv"))
         return dv
+
+
+def _replayed(state: Snapshot, commits: Iterable[tuple[int, Commit]]) -> Snapshot:
+    """``state`` with the actions of ``commits`` (commit files in order, or one checkpoint over an empty
+    state) applied."""
+    version, protocol, metadata = state.version, state.protocol, state.metadata
+    files, tombstones, txns, domains = dict(state.files), dict(state.tombstones), dict(state.txns), dict(state.domains)
+    for version, commit in commits:
+        protocol = commit.protocol or protocol
+        metadata = commit.metadata or metadata
+        for action in commit.files:
+            key = _file_key(action)
+            if action.kind == "add":
+                files[key] = action
+                tombstones.pop(key, None)
+            elif action.kind == "remove":
+                files.pop(key, None)
+                tombstones[key] = action
+        txns.update((txn.get("appId"), txn) for txn in commit.txns)
+        domains.update((domain.get("domain"), domain) for domain in commit.domains)
+    return Snapshot(version, protocol, metadata, files, tombstones, txns, domains)
 
 
 def _file_key(action: FileAction) -> tuple[str, str | None]:
@@ -382,7 +489,7 @@ def _parquet_actions(data: bytes) -> list[dict]:
     except (pa.ArrowException, OSError) as exc:
         raise InternalError(f"a Delta checkpoint is not readable Parquet: {exc}") from None
     actions: list[dict] = []
-    for name in ("protocol", "metaData", "add", "sidecar"):
+    for name in ("protocol", "metaData", "add", "remove", "txn", "domainMetadata", "sidecar"):
         if name in table.column_names:
             actions += [{name: row} for row in table.column(name).to_pylist() if row is not None]
     return actions

@@ -19,6 +19,7 @@ from typing import Any
 from ..settings import Settings
 from ..store.base import ObjectStore
 from .audit import AuditLog
+from .delta_checkpoint import write_checkpoint
 from .delta_log import DeltaLogSource
 from .errors import InvalidParameter, NotFound, SharingError, Unauthenticated, UnsupportedOperation
 from .oauth import OAuthClients
@@ -174,21 +175,24 @@ class SharingService:
 
     def source(self, spec: TableSpec) -> TableSource:
         if spec.kind == DELTA:
-            key = (spec.bucket, spec.path)
-            with self._sources_lock:
-                source = self._sources.get(key)
-                if source is None:
-                    source = self._sources[key] = DeltaLogSource(self._store, spec.bucket, spec.path)
-                    while len(self._sources) > _CACHED_SOURCES:
-                        self._sources.popitem(last=False)
-                else:
-                    self._sources.move_to_end(key)
-            return source
+            return self._delta_source(spec)
         try:
             from .iceberg_source import IcebergSource
         except ImportError:
             raise UnsupportedOperation("UniForm (Iceberg) tables cannot be served by this server yet") from None
         return IcebergSource(self._catalog, self._store, spec.warehouse, list(spec.namespace), spec.table)
+
+    def _delta_source(self, spec: TableSpec) -> DeltaLogSource:
+        key = (spec.bucket, spec.path)
+        with self._sources_lock:
+            source = self._sources.get(key)
+            if source is None:
+                source = self._sources[key] = DeltaLogSource(self._store, spec.bucket, spec.path)
+                while len(self._sources) > _CACHED_SOURCES:
+                    self._sources.popitem(last=False)
+            else:
+                self._sources.move_to_end(key)
+        return source
 
     def table_versions(self, share_name: str, schema: str, table: str, limit: int) -> dict:
         """The versions of a shared table its recipients may read (what ``version`` and ``timestamp``
@@ -199,6 +203,15 @@ class SharingService:
         newest = range(latest, max(earliest, latest - limit + 1) - 1, -1)
         return {"earliest": earliest, "latest": latest,
                 "versions": [{"version": n, "timestamp": source.version_timestamp(n)} for n in newest]}
+
+    def checkpoint_table(self, share_name: str, schema: str, table: str) -> dict:
+        """Write a Delta checkpoint of a shared Delta table's latest version (delta_checkpoint.py):
+        ``{version, path, written, addFiles, bytes}``, ``written`` false when the version had one."""
+        _, spec = self.shares.get(share_name).table(schema, table)
+        if spec.kind != DELTA:
+            raise InvalidParameter(f"table {spec.name!r} is an Iceberg (uniform) table: checkpoints are for "
+                                   "Delta tables, whose logs they shorten")
+        return write_checkpoint(self._delta_source(spec), int(self._clock() * 1000)).info()
 
     def delta_table_locations(self) -> list[str]:
         """Where every shared Delta table lives (``s3://BUCKET/PATH``): lifecycle rules leave them alone."""
