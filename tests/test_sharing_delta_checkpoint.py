@@ -22,8 +22,10 @@ from aistor_lab.sharing.delta_checkpoint import SCHEMA, write_checkpoint
 from aistor_lab.sharing.delta_log import DeltaLogSource
 from aistor_lab.sharing.errors import InvalidParameter, UnsupportedOperation
 from aistor_lab.store import LocalStore
+from aistor_lab.workbench.client import AIStorClient, ServiceError
+from aistor_lab.workbench.service_config import ServiceConfig
 
-from .conftest import admin_call, catalog_call, seed_catalog_properties
+from .conftest import ROOT_PASSWORD, ROOT_USER, admin_call, catalog_call, seed_catalog_properties
 from .sharing_support import ndjson, share_profile, sharing_request, storage_options, table_path
 
 APPENDS = 60
@@ -147,7 +149,7 @@ def test_checkpoint_keeps_every_answer_and_deltalake_reads_it(server, s3, bucket
     assert response.status_code == 400 and response.json()["errorCode"] == "INVALID_PARAMETER_VALUE"
 
 
-def test_a_new_commit_after_the_checkpoint_is_served(server, s3, bucket, long_log, tmp_path):
+def test_new_commits_after_a_checkpoint_are_served_and_checkpointed(server, s3, bucket, long_log, tmp_path):
     uri, spec, options = long_log
     share, profile = share_profile(server, tmp_path, "s", [spec])
     url = f"{profile}#{share}.s.events"
@@ -156,8 +158,12 @@ def test_a_new_commit_after_the_checkpoint_is_served(server, s3, bucket, long_lo
                     storage_options=options)
     expected = sorted(DeltaTable(uri, storage_options=options).to_pyarrow_dataset().to_table().column("id").to_pylist())
     assert sorted(delta_sharing.load_as_pandas(url)["id"]) == expected
-    status, result = admin_call(server, "POST", _checkpoint_path(share, "s", "events"))
-    assert status == 200 and result["written"] and result["version"] == APPENDS + 3
+    client = AIStorClient(ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD))
+    result = client.checkpoint_shared_table(share, "s", "events")
+    assert result["written"] and result["version"] == APPENDS + 3
+    with pytest.raises(ServiceError) as refused:
+        client.checkpoint_shared_table(share, "s", "no-such-table")
+    assert refused.value.status == 404
     last = json.loads(s3.get_object(Bucket=bucket, Key="tables/events/_delta_log/_last_checkpoint")["Body"].read())
     assert last["version"] == APPENDS + 3
     assert sorted(delta_sharing.load_as_pandas(url)["id"]) == expected
