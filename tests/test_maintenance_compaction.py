@@ -27,8 +27,8 @@ from pyiceberg.manifest import (
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.table.snapshots import Operation
-from pyiceberg.table.sorting import SortField, SortOrder
-from pyiceberg.transforms import IdentityTransform
+from pyiceberg.table.sorting import NullOrder, SortDirection, SortField, SortOrder
+from pyiceberg.transforms import IdentityTransform, TruncateTransform
 from pyiceberg.types import LongType, NestedField, StringType
 
 from aistor_lab.store import LocalStore
@@ -42,7 +42,13 @@ from aistor_lab.tables.maintenance.manifest_rewrite import (
 from aistor_lab.tables.maintenance.report import OperationReport
 from aistor_lab.tables.maintenance.service_catalog import ServiceCatalog
 from aistor_lab.tables.maintenance.settings import resolve
+from aistor_lab.workbench import spark as aistor_spark
+from aistor_lab.workbench.jupyter.process import ServiceProcess
+from aistor_lab.workbench.service_config import ServiceConfig
+from aistor_lab.workbench.spark.jars import ensure_kit
 
+from .conftest import ROOT_PASSWORD, ROOT_USER, catalog_call, service_with
+from .spark_support import run_spark_sql
 from .test_sharing_iceberg_source import DeleteManifestWriter, delete_file, position_deletes, write_file
 
 WAREHOUSE = "whouse"
@@ -90,6 +96,11 @@ class Service:
 @pytest.fixture
 def service(tmp_path):
     return Service(tmp_path)
+
+
+def spark_conf(server) -> dict[str, str]:
+    service = ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD)
+    return aistor_spark.spark_conf(WAREHOUSE, service=service, kit=ensure_kit())
 
 
 def settings(target: int = 1024 * 1024, min_input_files: int = 5):
@@ -201,6 +212,37 @@ def test_bins_respect_the_target_size(service):
     assert checksum(service.load("t").scan().to_arrow())[0] == 120
 
 
+
+def test_compaction_writes_old_spec_files_in_the_current_spec(service):
+    table = service.create("t")
+    fill(table, 6, partitioned=True)  # unpartitioned files holding every region
+    with table.update_spec() as update:
+        update.add_identity("region")
+    fill(table, 6, partitioned=True, start=1000)
+    rows = checksum(table.scan().to_arrow())
+    assert Counter(f.spec_id for f in data_files(table)) == {0: 6, 1: 18}
+
+    report = compact(table, settings(), dry_run=False)
+    assert report.skipped is None
+    assert [p["partition"] for p in report.details["partitions"]] == [
+        "(unpartitioned)", "region=ap", "region=eu", "region=us"]
+    table = service.load("t")
+    assert checksum(table.scan().to_arrow()) == rows
+    # The old spec's rows land in the current spec's partitions, beside that partition's new file.
+    assert Counter(f.spec_id for f in data_files(table)) == {1: 6}
+    assert set(files_per_partition(table).values()) == {2}
+
+
+def test_compaction_of_a_format_1_table(service):
+    table = service.create("t", properties={"format-version": "1"})
+    assert table.format_version == 1
+    fill(table, 8, partitioned=False)
+    report = compact(table, settings(), dry_run=False)
+    table = service.load("t")
+    assert report.skipped is None and len(data_files(table)) == 1
+    assert table.current_snapshot().summary.operation == Operation.REPLACE
+    assert sorted(table.scan().to_arrow()["id"].to_pylist()) == list(range(80))
+
 # -- 2. position deletes -----------------------------------------------------------------------------
 def commit_position_deletes(service: Service, table, deletes: dict[str, list[int]]) -> None:
     """A position delete file (pyarrow) in a snapshot of operation delete (PyIceberg's Avro writers),
@@ -291,6 +333,50 @@ def test_a_large_file_with_deletes_is_rewritten_too(service):
     assert sorted(table.scan().to_arrow()["id"].to_pylist()) == sorted(set(range(20)) - {1} | set(big[1:]))
 
 
+
+@pytest.mark.timeout(1200)
+def test_spark_position_deletes_compacted_then_read_and_written_by_spark(tmp_path_factory):
+    """Spark (Iceberg's Java library) writes merge-on-read position deletes through a server; with the
+    server stopped, compaction runs in process on its data; a server on the same data then serves Spark,
+    which reads the same rows and commits on top of the replace snapshot."""
+    conf = {}
+
+    def spark(statements: list[str]) -> list[list]:
+        return run_spark_sql(conf["current"], statements)
+
+    with service_with(tmp_path_factory, {}) as server:
+        data = server.data_dir
+        conf["current"] = spark_conf(server)
+        assert catalog_call(server, "POST", "/v1/warehouses", {"name": WAREHOUSE})[0] == 200
+        inserts = [f"INSERT INTO ns.t VALUES ({i * 3}, 'eu'), ({i * 3 + 1}, 'us'), ({i * 3 + 2}, 'eu')"
+                   for i in range(8)]
+        before = spark([
+            "CREATE NAMESPACE ns",
+            ("CREATE TABLE ns.t (id BIGINT, region STRING) USING iceberg PARTITIONED BY (region) "
+             "TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')"),
+            *inserts,
+            "DELETE FROM ns.t WHERE id % 5 = 0",
+            "SELECT count(*), sum(id) FROM ns.t",
+        ])
+    assert before == [[19, 276 - (0 + 5 + 10 + 15 + 20)]]
+
+    store = LocalStore(data)
+    try:
+        table = ServiceCatalog(Catalog(store).tables, store, WAREHOUSE).load_table(("ns", "t"))
+        assert sum(len(t.delete_files) > 0 for t in table.scan().plan_files()) == 5  # Spark's delete files
+        report = compact(table, settings(), dry_run=False)
+        assert report.skipped is None and report.details["delete-files-removed"] >= 1
+    finally:
+        store.close()
+
+    with ServiceProcess(data, log_path=data / "second-server.log") as server:
+        conf["current"] = spark_conf(server)
+        assert spark(["SELECT count(*), sum(id) FROM ns.t"]) == before
+        assert spark(["SELECT content, count(*) FROM ns.t.files GROUP BY content"]) == [[0, 2]]
+        assert spark(["SELECT operation FROM ns.t.snapshots ORDER BY committed_at DESC LIMIT 1"]) == [["replace"]]
+        assert spark(["DELETE FROM ns.t WHERE id = 1", "INSERT INTO ns.t VALUES (1000, 'ap')",
+                      "SELECT count(*), sum(id) FROM ns.t"]) == [[19, 226 - 1 + 1000]]
+
 # -- 3. concurrent writers ---------------------------------------------------------------------------
 def test_an_append_between_plan_and_commit_is_kept(service):
     table = service.create("t", spec=BY_REGION)
@@ -371,6 +457,29 @@ def test_compacted_files_follow_the_sort_order(service):
     written = pq.read_table(table.io.new_input(report.added_files[0].path).open())
     assert written["id"].to_pylist() == list(range(200))
 
+
+
+def test_compacted_files_follow_a_descending_transformed_sort_order(service):
+    order = SortOrder(
+        SortField(source_id=3, transform=TruncateTransform(3), direction=SortDirection.DESC,
+                  null_order=NullOrder.NULLS_FIRST),
+        SortField(source_id=1, transform=IdentityTransform()),
+    )
+    table = service.create("t", sort_order=order)
+    ids = list(range(60))
+    random.Random(3).shuffle(ids)
+    for n in range(6):
+        rows = batch(ids[n * 10:(n + 1) * 10], "eu")
+        notes = [None if i % 7 == 0 else f"{'abc'[i % 3]}{i}" for i in rows["id"].to_pylist()]
+        table.append(rows.set_column(2, "note", pa.array(notes, pa.string())))
+    report = compact(table, settings(), dry_run=False)
+    written = pq.read_table(table.io.new_input(report.added_files[0].path).open()).to_pylist()
+    expected = sorted(written, key=lambda r: r["id"])
+    expected.sort(key=lambda r: (r["note"] is not None, "" if r["note"] is None else r["note"][:3]))
+    nulls = [r for r in expected if r["note"] is None]
+    others = sorted([r for r in expected if r["note"] is not None], key=lambda r: r["id"])
+    others.sort(key=lambda r: r["note"][:3], reverse=True)
+    assert written == nulls + others
 
 # -- what compaction does not do ---------------------------------------------------------------------
 def test_tables_without_snapshots_or_of_format_3_are_skipped(service):
