@@ -562,6 +562,10 @@ def test_manifest_rewrite_after_a_concurrent_rewrite_fails_cleanly(service):
     report = run_manifest_rewrite(table, plan, OperationReport("rewrite-manifests", False))
     assert report.snapshot_id is None and "replaced concurrently" in report.skipped
     assert_unchanged(service, table, listing, location)
+    # The same with a table loaded after the other rewrite: the plan's manifests are not in its snapshot.
+    report = run_manifest_rewrite(service.load("t"), plan, OperationReport("rewrite-manifests", False))
+    assert report.snapshot_id is None and "replaced concurrently" in report.skipped
+    assert_unchanged(service, table, listing, location)
 
 
 def test_manifest_rewrite_needs_enough_small_manifests(service):

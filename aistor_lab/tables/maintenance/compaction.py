@@ -177,11 +177,14 @@ def run_compaction(table: Table, plan: CompactionPlan, report: OperationReport) 
                 files = _rewrite_bin(table, metadata, bin_tasks, write_uuid, counter)
                 outputs[id(group)] += files
                 written += files
+    except BaseException:
+        _delete(table, written)  # nothing references them yet
+        raise
+    try:
         report.snapshot_id = _commit(table, plan, written)
     except (CommitFailedException, ValidationException) as exc:
         # The commit surely did not land (any other error leaves the outcome unknown, and the files).
-        for data_file in written:
-            table.io.delete(data_file.file_path)
+        _delete(table, written)
         report.removed_files = []
         report.skipped = f"a concurrent commit conflicts with the rewrite, nothing was changed: {exc}"
         return report
@@ -189,6 +192,11 @@ def run_compaction(table: Table, plan: CompactionPlan, report: OperationReport) 
     report.details = _details(plan, {key: [_entry(f) for f in files] for key, files in outputs.items()})
     report.details["rows-rewritten"] = sum(f.record_count for f in written)
     return report
+
+
+def _delete(table: Table, files: list[DataFile]) -> None:
+    for data_file in files:
+        table.io.delete(data_file.file_path)
 
 
 def _rewrite_bin(

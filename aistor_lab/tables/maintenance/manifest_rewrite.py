@@ -105,12 +105,7 @@ class _RewriteManifests(ReplaceSummary, _SnapshotProducer["_RewriteManifests"]):
         return []
 
     def _validate_concurrency(self) -> None:
-        window = self._commit_window
-        if window is None or window.is_empty() or window.head is None:
-            return
-        current = {m.manifest_path for m in window.head.manifests(self._io)}
-        if gone := [m.manifest_path for m in self._plan.manifests if m.manifest_path not in current]:
-            raise ValidationException(f"Manifests to rewrite were replaced concurrently: {sorted(gone)}")
+        """Concurrent appends are no conflict; the loss of a manifest to rewrite is, checked as they merge."""
 
     def _existing_manifests(self) -> list[ManifestFile]:
         parent = self._transaction.table_metadata.snapshot_by_name(self._target_branch)
@@ -118,6 +113,8 @@ class _RewriteManifests(ReplaceSummary, _SnapshotProducer["_RewriteManifests"]):
 
     def _process_manifests(self, manifests: list[ManifestFile]) -> list[ManifestFile]:
         rewritten = {m.manifest_path for m in self._plan.manifests}
+        if gone := rewritten - {m.manifest_path for m in manifests}:
+            raise ValidationException(f"Manifests to rewrite were replaced concurrently: {sorted(gone)}")
         kept = [m for m in manifests if m.manifest_path not in rewritten]
         # Manifests of deleted entries only name no live file: they are dropped, not merged.
         live = [
