@@ -14,12 +14,15 @@ from aistor_lab.workbench.jupyter.process import ServiceProcess
 
 ROOT_USER = "minioadmin"
 ROOT_PASSWORD = "minioadmin"
+# The background maintenance pass would compact and expire the tests' tables behind their backs:
+# the test servers run maintenance only on request (tests of the pass start their own server).
+NO_BACKGROUND_MAINTENANCE = {"AISTOR_MAINTENANCE_INTERVAL_SECONDS": "0"}
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
     data = tmp_path_factory.mktemp("server-data")
-    service = ServiceProcess(data, log_path=data.parent / "server.log")
+    service = ServiceProcess(data, env=NO_BACKGROUND_MAINTENANCE, log_path=data.parent / "server.log")
     with service:
         yield service
 
@@ -28,7 +31,7 @@ def server(tmp_path_factory):
 def service_with(tmp_path_factory, env: dict[str, str]):
     """A server of its own, for a test that needs settings the shared one does not have."""
     data = tmp_path_factory.mktemp("service")
-    with ServiceProcess(data, env=env, log_path=data / "server.log") as service:
+    with ServiceProcess(data, env={**NO_BACKGROUND_MAINTENANCE, **env}, log_path=data / "server.log") as service:
         yield service
 
 

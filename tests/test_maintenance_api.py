@@ -266,3 +266,45 @@ def test_the_widget_previews_then_applies_what_it_previewed(server):
     assert "expire-snapshots" in widget.history.value
     widget.preview()  # nothing left to do
     assert widget.apply_button.disabled and "Nothing to do" in widget.status.value
+
+
+def test_500_small_appends_are_compacted_and_nothing_is_lost_or_changed(server, tmp_path):
+    """The issue's proof: a table of 500 small PyIceberg appends compacted through the API while a writer
+    appends: every row (theirs too) is there once, old snapshots still read as they did, and the Delta
+    Sharing answer is the same table."""
+    import threading
+
+    import delta_sharing
+
+    from .sharing_support import share_profile
+
+    warehouse, catalog, _ = new_table(server, 500)
+    before = catalog.load_table("ns.events")
+    middle = before.metadata.snapshots[249].snapshot_id
+    rows_at_middle = before.scan(snapshot_id=middle).to_arrow().sort_by("id")
+    share, profile = share_profile(server, tmp_path, "sales", [f"events:uniform:{warehouse}:ns:events"])
+    shared_before = delta_sharing.load_as_pandas(f"{profile}#{share}.sales.events").sort_values("id")
+    assert len(shared_before) == 1500
+    health = catalog_call(server, "GET", table_path(warehouse))[1]["health"]
+    assert health["data-files"] == 500 and health["small-files"] == 500
+
+    writer = load_catalog("writer", **seed_catalog_properties(server, warehouse)).load_table("ns.events")
+    writing = threading.Thread(target=lambda: [writer.append(batch(10_000 + 3 * n)) for n in range(20)])
+    writing.start()
+    status, run = catalog_call(server, "POST", table_path(warehouse, "/runs"), {"operations": ["compact"]})
+    writing.join()
+    assert status == 200 and not run["errors"], run
+    report = run["operations"][0]
+    assert report["removed-files"]["count"] >= 500 - 20 and report["added-files"]["count"] >= 1
+
+    after = catalog.load_table("ns.events")
+    rows = after.scan().to_arrow().sort_by("id")
+    expected_ids = sorted([*range(1500), *(10_000 + i for i in range(60))])
+    assert rows["id"].to_pylist() == expected_ids  # each row once, the writer's 60 included
+    assert rows["name"].to_pylist() == [f"row-{i}" for i in expected_ids]
+    assert after.scan(snapshot_id=middle).to_arrow().sort_by("id").equals(rows_at_middle)
+    assert "replace" in {s.summary.operation.value for s in after.metadata.snapshots}
+    health = catalog_call(server, "GET", table_path(warehouse))[1]["health"]
+    assert health["data-files"] <= 1 + 20  # one compacted file, and what the writer added after the plan
+    shared_after = delta_sharing.load_as_pandas(f"{profile}#{share}.sales.events").sort_values("id")
+    assert shared_after["id"].tolist() == expected_ids and shared_after["name"].tolist() == rows["name"].to_pylist()

@@ -59,4 +59,5 @@ def test_the_background_pass_remembers_across_restarts(store_with_table):
     restarted.run_due()  # ran less than an interval ago: not due
     runs = restarted.history("whouse", ["ns"], "t")["runs"]
     assert [run["trigger"] for run in runs] == ["schedule"]
-    assert len(runs[0]["operations"][0]["removed-snapshots"]) == 3
+    expiry = next(r for r in runs[0]["operations"] if r["operation"] == "expire-snapshots")
+    assert len(expiry["removed-snapshots"]) == 3

@@ -29,7 +29,7 @@ from aistor_lab.workbench.jupyter.extension import AIStorLabApp, kernel_environm
 from aistor_lab.workbench.jupyter.process import ServiceProcess
 from aistor_lab.workbench.sample_data import default_data_dir
 
-from .conftest import ROOT_PASSWORD, ROOT_USER
+from .conftest import NO_BACKGROUND_MAINTENANCE, ROOT_PASSWORD, ROOT_USER
 from .notebook_support import cell_tagged, chart_tags, output_text, pixels, pngs, tags
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
@@ -75,7 +75,7 @@ class Runner:
 def runner(tmp_path_factory):
     """A service of their own: the notebooks use fixed names (the tutorials' `testice`, share `test`)."""
     scratch = tmp_path_factory.mktemp("notebooks")
-    with ServiceProcess(scratch / "data", log_path=scratch / "server.log") as service:
+    with ServiceProcess(scratch / "data", env=NO_BACKGROUND_MAINTENANCE, log_path=scratch / "server.log") as service:
         config = ServiceConfig(service.endpoint, ROOT_USER, ROOT_PASSWORD, warehouse=EXTENSION_WAREHOUSE)
         AIStorClient(config).create_warehouse(EXTENSION_WAREHOUSE)
         shutil.copytree(NOTEBOOKS, scratch / "notebooks")

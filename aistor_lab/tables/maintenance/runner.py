@@ -19,7 +19,6 @@ import re
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from pyiceberg.exceptions import NoSuchTableError
 from pyiceberg.table import Table
@@ -30,12 +29,8 @@ from ...store.leased_documents import LeasedDocuments
 from ..catalog import Catalog
 from ..errors import BadRequestException, CommitFailedException, NoSuchTableException
 from ..names import check_warehouse_name
-from .expiry import expire_snapshots
 from .health import table_health
-from .report import OperationReport
-from .service_catalog import ServiceCatalog
 from .settings import SETTINGS, MaintenanceSettings, check_settings, resolve
-from .unreferenced import remove_unreferenced
 
 log = logging.getLogger(__name__)
 
@@ -44,43 +39,6 @@ HISTORY_FILES = 20  # files named per operation in the history (the counts cover
 LEASE_SECONDS = 3600  # longer than any run; a server that died mid-run holds its table this long
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _WAREHOUSE = re.compile(r"[a-z0-9][a-z0-9-]{1,61}[a-z0-9]")
-
-
-@dataclass(frozen=True)
-class Job:
-    """One operation's inputs: the table (PyIceberg, on the service's own catalog) and how to run."""
-
-    table: Table
-    settings: MaintenanceSettings
-    dry_run: bool
-    now_ms: int
-    state: dict  # the table's run state (marks of unreferenced files), updated by the operation
-    store: ObjectStore
-    other_locations: list[str]  # of the warehouse's other tables: never this table's files
-
-
-@dataclass(frozen=True)
-class Operation:
-    name: str
-    enabled: Callable[[MaintenanceSettings], bool]  # run by the background pass, and by default on request
-    run: Callable[[Job], OperationReport]
-
-
-# In run order: compaction makes the snapshot that expiry may then leave as the only one, and
-# unreferenced-file removal comes last, when the others have settled what is referenced.
-def _remove_unreferenced(job: Job) -> OperationReport:
-    report, job.state["marks"] = remove_unreferenced(
-        job.table, job.store, job.settings, job.state.get("marks", {}), dry_run=job.dry_run, now_ms=job.now_ms,
-        other_locations=job.other_locations)
-    return report
-
-
-OPERATIONS = (
-    Operation("expire-snapshots", lambda s: s.snapshot_expiry_enabled,
-              lambda job: expire_snapshots(job.table, job.settings, dry_run=job.dry_run, now_ms=job.now_ms)),
-    Operation("remove-unreferenced-files", lambda s: s.unreferenced_enabled, _remove_unreferenced),
-)
-BY_NAME = {operation.name: operation for operation in OPERATIONS}
 
 
 class Maintenance:
@@ -158,6 +116,8 @@ class Maintenance:
             dry_run: bool = False, trigger: str = "manual") -> dict:
         """Run ``operations`` (default: the enabled ones) on a table, or preview them with ``dry_run``.
         A run that changes the table is recorded in its history."""
+        from .operations import BY_NAME, OPERATIONS  # see operations.py: loaded when first needed
+
         for operation in operations or []:
             if operation not in BY_NAME:
                 raise BadRequestException(f"Unknown maintenance operation {operation!r}; known: {', '.join(BY_NAME)}")
@@ -179,8 +139,10 @@ class Maintenance:
             log.warning("maintenance of table %s: lost its lease during the run; its record is not kept", table_uuid)
         return record
 
-    def _execute(self, warehouse: str, table: Table, settings: MaintenanceSettings, operations: list[Operation], state: dict,
+    def _execute(self, warehouse: str, table: Table, settings: MaintenanceSettings, operations: list, state: dict,
                  dry_run: bool, trigger: str) -> dict:
+        from .operations import Job
+
         started = self._now_ms()
         reports, errors = [], []
         others = [location for location in self._catalog.tables.table_locations(warehouse)
@@ -244,6 +206,8 @@ class Maintenance:
 
     # -- helpers -------------------------------------------------------------------------
     def _load(self, warehouse: str, namespace: list[str], name: str) -> Table:
+        from .service_catalog import ServiceCatalog  # PyIceberg's pyarrow I/O: see operations.py
+
         try:
             return ServiceCatalog(self._catalog.tables, self._store, warehouse).load_table((*namespace, name))
         except NoSuchTableError as exc:  # back to the catalog's own error, which the API answers as 404
