@@ -23,6 +23,7 @@ from aistor_lab.sharing.delta_log import DeltaLogSource
 from aistor_lab.sharing.errors import InvalidParameter, UnsupportedOperation
 from aistor_lab.store import LocalStore
 from aistor_lab.workbench.client import AIStorClient, ServiceError
+from aistor_lab.workbench.commands.registry import execute, panel_front
 from aistor_lab.workbench.service_config import ServiceConfig
 
 from .conftest import ROOT_PASSWORD, ROOT_USER, admin_call, catalog_call, seed_catalog_properties
@@ -159,8 +160,11 @@ def test_new_commits_after_a_checkpoint_are_served_and_checkpointed(server, s3, 
     expected = sorted(DeltaTable(uri, storage_options=options).to_pyarrow_dataset().to_table().column("id").to_pylist())
     assert sorted(delta_sharing.load_as_pandas(url)["id"]) == expected
     client = AIStorClient(ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD))
-    result = client.checkpoint_shared_table(share, "s", "events")
-    assert result["written"] and result["version"] == APPENDS + 3
+    done = execute(["share", "checkpoint", share, "s/events"], panel_front(), service=client.config)[1]
+    assert done.data()["written"] and done.data()["version"] == APPENDS + 3
+    assert done.text().startswith(f"Checkpoint of version {APPENDS + 3} of s/events written")
+    again = execute(["share", "checkpoint", share, "s/events"], panel_front(), service=client.config)[1]
+    assert not again.data()["written"] and "nothing written" in again.text()
     with pytest.raises(ServiceError) as refused:
         client.checkpoint_shared_table(share, "s", "no-such-table")
     assert refused.value.status == 404

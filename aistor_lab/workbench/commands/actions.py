@@ -363,6 +363,17 @@ def share_audit(ctx: Context, args: argparse.Namespace) -> Result:
     return Rows(["time", "operation", "table", "status", "token id"], rows, data=records, empty="(no queries yet)")
 
 
+def share_checkpoint(ctx: Context, args: argparse.Namespace) -> Result:
+    schema, _, table = args.table.partition("/")
+    if not schema or not table:
+        raise UsageError(f"expected SCHEMA/TABLE, not {args.table!r}")
+    answer = ctx.client.checkpoint_shared_table(args.share, schema, table)
+    if not answer["written"]:
+        return Message(f"Version {answer['version']} of {args.table} has a checkpoint already: nothing written.", answer)
+    return Message(f"Checkpoint of version {answer['version']} of {args.table} written ({answer['addFiles']} files, "
+                   f"{answer['bytes']} bytes): recipients' queries now start from it.", answer)
+
+
 # -- users and policies ---------------------------------------------------------------------------
 
 

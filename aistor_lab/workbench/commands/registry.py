@@ -257,6 +257,8 @@ COMMANDS: list[Command] = [
                 arg("--operation", "-o", action="append", default=[], metavar="OPERATION",
                     choices=MAINTENANCE_OPERATIONS, help="repeatable (default: every enabled one)"),
                 arg("--dry-run", action="store_true", help="show what would change, change nothing"),
+                arg("--engine", choices=["service", "spark"], default="service",
+                    help="spark: Iceberg's procedures in the kernel's Spark session, for big tables"),
             ]),
     Command("table maintenance history", "the maintenance runs of a table, newest first", maintenance_do.table_history,
             [WAREHOUSE, NAMESPACE, TABLE, arg("--limit", "-n", type=int, default=20)]),
@@ -280,6 +282,8 @@ COMMANDS: list[Command] = [
     Command("share remove", "remove a share and its tokens", do.share_remove, target=SHARE, aliases=("rm",)),
     Command("share audit", "the newest recipient queries of a share", do.share_audit,
             [arg("--limit", "-n", type=int, default=20)], target=SHARE),
+    Command("share checkpoint", "write a Delta checkpoint of a shared Delta table: recipients' queries then "
+            "read it, not the whole log", do.share_checkpoint, [arg("table", metavar="SCHEMA/TABLE")], target=SHARE),
     Command("share token create", "create a bearer token and its profile.share", do.token_create, [
         arg("--expires", help="30d, 12h, 90m (default: never)"), arg("--description", default=""),
     ], target=SHARE),
