@@ -7,6 +7,7 @@ import argparse
 import datetime
 from typing import Any
 
+from ..client import AIStorError
 from .actions import Context, UsageError
 from .object_actions import human_size
 from .results import Fields, Result, Rows, Sections
@@ -71,19 +72,47 @@ def table_set(ctx: Context, args: argparse.Namespace) -> Result:
 
 
 def table_run(ctx: Context, args: argparse.Namespace) -> Result:
+    if args.engine == "spark":
+        return run_summary(_run_with_spark(ctx, args))
     record = ctx.client.run_maintenance(args.warehouse, args.namespace, args.table, args.operation,
                                         dry_run=args.dry_run)
     return run_summary(record)
+
+
+def _run_with_spark(ctx: Context, args: argparse.Namespace) -> dict:
+    """The run as Iceberg's Spark procedures in the kernel's session (or one started for the service),
+    with the settings the service resolves for the table, so both engines do the same maintenance."""
+    answer = ctx.client.table_maintenance(args.warehouse, args.namespace, args.table)
+    settings = {name: setting["value"] for name, setting in answer["settings"].items()}
+    try:
+        from pyspark.sql import SparkSession
+
+        from ..spark.maintenance import maintain_with_spark
+        from ..spark.sessions import session
+        from ..spark.startup import SparkStartError
+    except ImportError as exc:
+        raise AIStorError(f"Spark is not available: {exc}") from None
+    spark = (ctx.namespace or {}).get("spark")
+    if not isinstance(spark, SparkSession):
+        try:  # a running session keeps its catalog; session() would only rewrite its conf
+            spark = SparkSession.getActiveSession() or session(args.warehouse, service=ctx.service,
+                                                                progress=ctx.progress)
+        except (ValueError, SparkStartError) as exc:
+            raise AIStorError(str(exc)) from None
+    return maintain_with_spark(spark, args.warehouse, args.namespace, args.table, args.operation, settings,
+                               dry_run=args.dry_run)
 
 
 def run_summary(record: dict) -> Result:
     """One row per operation: what it removed, added and marked (or would, in a dry run), or why not."""
     rows = [[report["operation"], len(report["removed-snapshots"]), _files(report["removed-files"]),
              _files(report["added-files"]), _files(report["marked-files"]),
-             human_size(max(report["bytes-freed"], 0)), report["skipped"] or ""]
+             human_size(max(report["bytes-freed"], 0)), report["skipped"] or report.get("note") or ""]
             for report in record["operations"]]
     rows += [[error["operation"], "", "", "", "", "", f"failed: {error['message']}"] for error in record["errors"]]
-    title = "Dry run: nothing was changed" if record["dry-run"] else f"Run {record['id'][:8]} ({record['trigger']})"
+    engine = f", {record['engine']}" if record.get("engine") else ""
+    title = ("Dry run: nothing was changed" if record["dry-run"]
+             else f"Run {record['id'][:8]} ({record['trigger']}{engine})")
     columns = ["operation", "snapshots removed", "files removed", "files added", "files marked", "freed", "note"]
     return Sections([(title, Rows(columns, rows, empty="(no operation ran: all are disabled)"))], data=record)
 
