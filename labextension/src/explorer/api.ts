@@ -1,5 +1,6 @@
 /** The explorer's calls of the server extension's API (see ../api.ts for the request and errors). */
-import { request } from '../api';
+import { request, runCommand } from '../api';
+import { IMaintenanceView, IRunRecord } from './maintenance';
 import { rowsQuery, IRowsView } from './query';
 import { ExplorerSource } from './source';
 import { IDeltaDetails, IIcebergDetails, IProfile, IRowsPage, ISharedTableView, IViewDetails } from './types';
@@ -41,4 +42,24 @@ export function rows(source: ExplorerSource, view: IRowsView, offset: number, li
 export function profile(warehouse: string, namespace: string, table: string, snapshot: string | null): Promise<IProfile> {
   const query = snapshot ? `?${new URLSearchParams({ snapshot })}` : '';
   return request(`${tablePath(warehouse, namespace, table)}/profile${query}`);
+}
+
+/** `table maintenance <what>` of an Iceberg table, through the command table (as the CLI runs it). */
+async function maintenance<T>(what: string, warehouse: string, namespace: string, table: string, ...flags: string[]): Promise<T> {
+  return (await runCommand<T>(['table', 'maintenance', what, warehouse, namespace, table, ...flags])).data;
+}
+
+/** The table's maintenance settings, its health and its last run. */
+export function maintenanceView(warehouse: string, namespace: string, table: string): Promise<IMaintenanceView> {
+  return maintenance('show', warehouse, namespace, table);
+}
+
+/** Runs the table's enabled maintenance operations, or previews them (`dryRun`: nothing changes). */
+export function runMaintenance(warehouse: string, namespace: string, table: string, dryRun: boolean): Promise<IRunRecord> {
+  return maintenance('run', warehouse, namespace, table, ...(dryRun ? ['--dry-run'] : []));
+}
+
+/** The table's maintenance runs, newest first. */
+export function maintenanceHistory(warehouse: string, namespace: string, table: string): Promise<IRunRecord[]> {
+  return maintenance('history', warehouse, namespace, table);
 }

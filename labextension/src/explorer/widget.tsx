@@ -1,7 +1,8 @@
 /**
  * The explorer tab: a header (what is shown, refresh) over tabs of sections. Tables have a data grid
  * (paged, sorted and filtered by the service) and their history, whose grid shows the chosen
- * snapshot; views their SQL, schema and versions; shared tables what a recipient sees.
+ * snapshot, and Iceberg tables their maintenance; views their SQL, schema and versions; shared tables
+ * what a recipient sees.
  */
 import { MainAreaWidget, ReactWidget, UseSignal } from '@jupyterlab/apputils';
 import { tableRowsIcon } from '@jupyterlab/ui-components';
@@ -12,6 +13,7 @@ import { createGrid } from './grid';
 import { ExplorerModel } from './model';
 import { sourceId, sourcePath, sourceTitle } from './source';
 import { DataBar } from './views/DataBar';
+import { maintenanceSection } from './views/Maintenance';
 import { Overview } from './views/Overview';
 import { Profile } from './views/Profile';
 import { Schema } from './views/Schema';
@@ -85,7 +87,8 @@ export class ExplorerPanel extends Panel {
           schema,
           withGrid(model, 'Data', dataBar(), 'Rows'),
           withGrid(model, 'Snapshots', timeline('Snapshots'), 'Rows as of the chosen snapshot'),
-          section(model, 'Profile', () => <Profile model={model} />)
+          section(model, 'Profile', () => <Profile model={model} />),
+          maintenanceSection(model.source)
         ];
       case 'delta':
         return [
