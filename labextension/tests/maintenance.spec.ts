@@ -11,6 +11,9 @@ import {
   maintenanceErrorText,
   operationSummary,
   runSummary,
+  setCommand,
+  settingRows,
+  settingsSummary,
   sizeBinLabels,
   sizeBins,
   smallFilesText
@@ -190,6 +193,23 @@ describe('errors say what to do next', () => {
     );
     expect(maintenanceErrorText(new ApiError(0, ''), 'show')).toBe(
       'Cannot reach the Jupyter server. Is it still running? Press Reload to try again.'
+    );
+  });
+});
+
+describe('the settings', () => {
+  it('lists them by name with their source, and says how many are not defaults', () => {
+    const settings = {
+      'history.expire.max-snapshot-age-ms': { value: 0, source: 'table', help: 'older snapshots are removed' },
+      'maintenance.compaction.enabled': { value: true, source: 'default', help: 'rewrite small data files' }
+    };
+    expect(settingRows(settings)).toEqual([
+      ['history.expire.max-snapshot-age-ms', '0', 'table', 'older snapshots are removed'],
+      ['maintenance.compaction.enabled', 'true', 'default', 'rewrite small data files']
+    ]);
+    expect(settingsSummary(settings)).toBe('1 of 2 set for this table or its warehouse, the rest are defaults');
+    expect(setCommand({ warehouse: 'wh', namespace: 'sales.eu', table: 'orders' })).toBe(
+      '%aistor table maintenance set wh sales.eu orders -p SETTING=VALUE'
     );
   });
 });

@@ -273,3 +273,22 @@ export function applyQuestion(table: string, preview: IRunRecord): string {
   }
   return sentences.join(' ');
 }
+
+/** The settings as rows (setting, value, where it comes from, what it does), by name. */
+export function settingRows(settings: Record<string, IMaintenanceSetting>): string[][] {
+  return Object.entries(settings)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, setting]) => [name, String(setting.value), setting.source, setting.help]);
+}
+
+/** How many settings this table or its warehouse sets, the rest being the service's defaults. */
+export function settingsSummary(settings: Record<string, IMaintenanceSetting>): string {
+  const all = Object.values(settings);
+  const set = all.filter(setting => setting.source !== 'default').length;
+  return `${set} of ${all.length} set for this table or its warehouse, the rest are defaults`;
+}
+
+/** The line that changes a setting of this table (in a notebook; the CLI's is the same after `aistor`). */
+export function setCommand(source: { warehouse: string; namespace: string; table: string }): string {
+  return `%aistor table maintenance set ${source.warehouse} ${source.namespace} ${source.table} -p SETTING=VALUE`;
+}

@@ -137,12 +137,22 @@ test('the explorer shows a table’s health, previews maintenance, applies it an
     expect(await tableState(page, 2)).toContain('snapshots: 1 rows: 60');
   });
 
-  await test.step('the keyboard reaches the section and its buttons', async () => {
+  await test.step('the keyboard reaches the buttons and the settings', async () => {
     await page.activity.activateTab(TABLE);
     const previewButton = explorer(page).getByRole('button', { name: /^Preview maintenance/ });
     await previewButton.focus();
     await page.keyboard.press('Enter');
     await expect(explorer(page).locator('[role="group"][aria-label="Preview"]')).toContainText('Preview (nothing was changed)');
     await expect(previewButton).toBeFocused();
+    // The settings are folded away; Enter on their summary opens them.
+    const settings = explorer(page).locator('section[aria-label="Settings"]');
+    await expect(settings.locator('table')).toBeHidden();
+    await settings.locator('summary').focus();
+    await page.keyboard.press('Enter');
+    await expect(settings.locator('tr', { hasText: 'history.expire.max-snapshot-age-ms' })).toContainText('table');
+    await expect(settings.locator('tr', { hasText: 'maintenance.compaction.enabled' })).toContainText('default');
+    await expect(settings).toContainText(`%aistor table maintenance set ${WAREHOUSE} ${NS} ${TABLE} -p SETTING=VALUE`);
+    await explorer(page).screenshot({ path: testInfo.outputPath('settings.png') });
+    await noSeriousAxeViolations(page);
   });
 });

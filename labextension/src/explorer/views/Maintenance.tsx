@@ -20,6 +20,9 @@ import {
   lastRunText,
   operationSummary,
   runSummary,
+  setCommand,
+  settingRows,
+  settingsSummary,
   sizeBins,
   smallFilesText
 } from '../maintenance';
@@ -190,6 +193,20 @@ export function Maintenance({ model }: { model: MaintenanceModel }): JSX.Element
           </Section>
           <Section title="Data file sizes">
             <SizeHistogram health={view.health} />
+          </Section>
+          <Section title="Settings">
+            <details>
+              <summary>{settingsSummary(view.settings)}</summary>
+              <Table
+                label="Maintenance settings"
+                columns={['setting', 'value', 'from', 'what it does']}
+                rows={settingRows(view.settings)}
+                empty="No settings."
+              />
+              <p className="jp-AIStorExplorer-note">
+                Change one with <code>{setCommand(model.source)}</code>
+              </p>
+            </details>
           </Section>
         </>
       )}
