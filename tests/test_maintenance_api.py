@@ -254,7 +254,7 @@ def test_the_widget_previews_then_applies_what_it_previewed(server):
     widget = MaintenanceWidget("ns", "events", client=AIStorClient(ServiceConfig(server.endpoint, ROOT_USER,
                                                                                  ROOT_PASSWORD, warehouse=warehouse)))
     assert "Data files" in widget.health.value and widget.chart.value.startswith("<svg")
-    assert "&lt; 16KiB" in widget.chart.value and widget.apply_button.disabled
+    assert "&lt; 1.0KiB" in widget.chart.value and widget.apply_button.disabled
     assert bin_labels([1024, 2048]) == ["< 1.0KiB", "1.0KiB-2.0KiB", "> 2.0KiB"]
     widget.preview()
     assert "Dry run: nothing was changed" in widget.plan.value and "3 snapshots would go" in widget.plan.value

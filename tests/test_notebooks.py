@@ -40,6 +40,7 @@ CHARTS = {
     "tpch.ipynb": ["chart-revenue-by-nation", "chart-customers-above-threshold", "chart-time-travel",
                    "chart-change-feed"],
     "asset-catalog.ipynb": ["chart-assets-by-type"],
+    "keeping-tables-healthy.ipynb": ["chart-file-sizes"],
 }
 TUTORIALS = list(CHARTS)
 CELL_TIMEOUT = 600  # a Spark session's first start on a loaded 2-core machine
@@ -243,3 +244,15 @@ def test_asset_catalog_agents_find_and_fetch_their_assets(runner):
     assets = output_text(notebook, "pyiceberg-assets")
     assert re.findall(r"(?:doc|img|vid)_001", assets) == ["doc_001", "img_001", "vid_001"]
     assert "[product, camera]" in assets and "(duration_sec, 120)" in assets
+
+
+def test_keeping_tables_healthy_compacts_and_changes_nothing_else(runner):
+    notebook = runner.first_run("keeping-tables-healthy.ipynb")
+    assert "120 snapshots, 6000 rows" in output_text(notebook, "appends")
+    assert re.search(r"Small files:\s+120 \(100%", output_text(notebook, "health-before"))
+    assert "Dry run: nothing was changed" in output_text(notebook, "dry-run")
+    assert re.search(r"Data files:\s+1 \(", output_text(notebook, "health-after"))
+    assert output_text(notebook, "rows-after").splitlines()[:2] == [
+        "rows now: 6000", "rows of the first snapshot, read again: 50"]
+    assert "replace" in output_text(notebook, "rows-after")
+    assert "compact" in output_text(notebook, "history")

@@ -12,7 +12,6 @@ a concurrent commit deleted or added deletes to.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import uuid
 from collections import defaultdict
@@ -26,9 +25,10 @@ from pyiceberg.io.pyarrow import ArrowScan, _dataframe_to_data_files, _get_field
 from pyiceberg.manifest import DataFile, ManifestContent, ManifestFile, ManifestWriterV2
 from pyiceberg.table import FileScanTask, Table, TableProperties
 from pyiceberg.table.metadata import TableMetadata
+from pyiceberg.table.refs import MAIN_BRANCH
 from pyiceberg.table.snapshots import Operation, Summary
 from pyiceberg.table.sorting import NullOrder, SortDirection
-from pyiceberg.table.update.snapshot import _OverwriteFiles
+from pyiceberg.table.update.snapshot import CommitWindow, _OverwriteFiles
 from pyiceberg.table.update.validate import (
     _validate_data_files_exist,
     _validate_no_new_deletes_for_data_files,
@@ -36,15 +36,14 @@ from pyiceberg.table.update.validate import (
 from pyiceberg.typedef import EMPTY_DICT, Record
 from pyiceberg.utils.bin_packing import ListPacker
 
+from .health import SIZE_BOUNDS, size_histogram
 from .report import FileEntry, OperationReport
 from .settings import MaintenanceSettings
 
-KIB = 1024
-MIB = 1024 * KIB
-# Upper bounds of the file-size histogram's bins (log scale); the last bin is open-ended.
-HISTOGRAM_BOUNDS = (KIB, 16 * KIB, 256 * KIB, 4 * MIB, 64 * MIB, 512 * MIB)
 # Bins kept open while packing: more finds tighter fits, as Iceberg's bin-pack planner does.
 PACKING_LOOKBACK = 8
+# Commits of the rewritten files, each with PyIceberg's own retries, before a busy writer wins.
+COMMIT_ROUNDS = 5
 NEW_FILE = "(new file)"
 
 
@@ -180,13 +179,24 @@ def run_compaction(table: Table, plan: CompactionPlan, report: OperationReport) 
     except BaseException:
         _delete(table, written)  # nothing references them yet
         raise
-    try:
-        report.snapshot_id = _commit(table, plan, written)
-    except (CommitFailedException, ValidationException) as exc:
+    planned_on = metadata.current_snapshot_id
+    for round_number in itertools.count(1):
+        try:
+            report.snapshot_id = _commit(table, plan, written, planned_on)
+            break
+        except CommitFailedException as exc:
+            # Writers kept winning the race through PyIceberg's retries: go again from what is
+            # current, still judging conflicts from the plan's snapshot on (the files are reused).
+            if round_number < COMMIT_ROUNDS:
+                table.refresh()
+                continue
+            failure: Exception = exc
+        except ValidationException as exc:
+            failure = exc
         # The commit surely did not land (any other error leaves the outcome unknown, and the files).
         _delete(table, written)
         report.removed_files = []
-        report.skipped = f"a concurrent commit conflicts with the rewrite, nothing was changed: {exc}"
+        report.skipped = f"a concurrent commit conflicts with the rewrite, nothing was changed: {failure}"
         return report
     report.added_files = [_entry(f) for f in written]
     report.details = _details(plan, {key: [_entry(f) for f in files] for key, files in outputs.items()})
@@ -235,9 +245,14 @@ def _sorted(rows: pa.Table, metadata: TableMetadata) -> pa.Table:
     return rows.take(pc.sort_indices(keyed, sort_keys=keys, null_placement=nulls))
 
 
-def _commit(table: Table, plan: CompactionPlan, written: list[DataFile]) -> int:
+def _commit(table: Table, plan: CompactionPlan, written: list[DataFile], planned_on: int | None) -> int:
     transaction = table.transaction()
     rewrite = _RewriteFiles(Operation.REPLACE, transaction, table.io)
+    # Conflicts count from the snapshot the plan read, even when the table has moved on since: a
+    # delete committed meanwhile to a rewritten file must fail the rewrite, never be undone by it.
+    rewrite._starting_snapshot_id = planned_on
+    rewrite._commit_window = CommitWindow.resolve(transaction.table_metadata, planned_on, MAIN_BRANCH)
+    rewrite._validate_concurrency()
     for data_file in plan.rewritten_files:
         rewrite.delete_data_file(data_file)
     for data_file in written:
@@ -367,15 +382,6 @@ def _details(plan: CompactionPlan, outputs: dict[int, list[FileEntry]]) -> dict:
     return {
         "partitions": partitions,
         "delete-files-removed": len(plan.removable_deletes),
-        # The last bin's bound is null: no upper bound.
-        "histogram": {
-            "bins": [*HISTOGRAM_BOUNDS, None], "before": _histogram(before), "after": _histogram(after)
-        },
+        "histogram": {"bounds": list(SIZE_BOUNDS), "before": size_histogram(before)["counts"],
+                      "after": size_histogram(after)["counts"]},
     }
-
-
-def _histogram(sizes: list[int]) -> list[int]:
-    counts = [0] * (len(HISTOGRAM_BOUNDS) + 1)
-    for size in sizes:
-        counts[bisect.bisect_left(HISTOGRAM_BOUNDS, size)] += 1
-    return counts

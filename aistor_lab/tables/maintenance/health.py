@@ -14,7 +14,7 @@ from .settings import MaintenanceSettings
 KiB, MiB = 1024, 1024 * 1024
 # Upper bounds of the file-size histogram's bins (the last bin is open): log-scale, so a table of
 # thousands of tiny files and one of a few 512 MiB files both read at a glance.
-SIZE_BOUNDS = (16 * KiB, 256 * KiB, 4 * MiB, 64 * MiB, 256 * MiB, 512 * MiB)
+SIZE_BOUNDS = (KiB, 16 * KiB, 256 * KiB, 4 * MiB, 64 * MiB, 512 * MiB)
 
 
 def size_histogram(sizes: list[int]) -> dict:
