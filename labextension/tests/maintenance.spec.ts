@@ -183,6 +183,12 @@ describe('errors say what to do next', () => {
     expect(maintenanceErrorText(refused, 'preview')).toContain('s3tables:GetTableMaintenanceConfiguration');
   });
 
+  it('leaves Jupyter’s own refusal (a lost login) to the panel’s words', () => {
+    expect(maintenanceErrorText(new ApiError(403, 'Forbidden'), 'apply')).toBe(
+      'Jupyter refused the request: log in to JupyterLab again.'
+    );
+  });
+
   it('says a busy table and a gone table apart from other failures', () => {
     expect(maintenanceErrorText(new ApiError(409, 'running on another server'), 'apply')).toBe(
       'Running on another server. Another maintenance run holds this table: try again in a minute.'
@@ -191,9 +197,7 @@ describe('errors say what to do next', () => {
     expect(maintenanceErrorText(new ApiError(502, 'OSError: disk'), 'apply')).toBe(
       'The AIStor service failed: OSError: disk. Preview again to see where the table stands now.'
     );
-    expect(maintenanceErrorText(new ApiError(0, ''), 'show')).toBe(
-      'Cannot reach the Jupyter server. Is it still running? Press Reload to try again.'
-    );
+    expect(maintenanceErrorText(new ApiError(0, ''), 'show')).toBe('Cannot reach the Jupyter server. Is it still running?');
   });
 });
 

@@ -235,16 +235,22 @@ function said(error: unknown): string {
 /** What went wrong, and what to do next. */
 export function maintenanceErrorText(error: unknown, call: MaintenanceCall): string {
   if (error instanceof ApiError) {
+    // The service's refusals say "Access denied"; Jupyter's own 403 (a lost login) reads as plainMessage says.
+    if (error.status === 403 && /access denied/i.test(error.message)) {
+      return (
+        `You need ${PERMISSION[call]} on this table: ask an administrator for a policy that grants it ` +
+        `(the service said: ${error.message}).`
+      );
+    }
     switch (error.status) {
-      case 403:
-        return (
-          `You need ${PERMISSION[call]} on this table: ask an administrator for a policy that grants it ` +
-          `(the service said: ${error.message}).`
-        );
       case 404:
         return `${said(error)} The table may have been dropped or renamed: refresh the panel.`;
       case 409:
         return `${said(error)} Another maintenance run holds this table: try again in a minute.`;
+      case 0:
+      case 401:
+      case 403:
+        return said(error);
     }
   }
   const next = call === 'show' || call === 'history' ? 'Press Reload to try again.' : 'Preview again to see where the table stands now.';
