@@ -66,6 +66,7 @@ bench: setup
 	$(BIN)/python benchmarks/contention_bench.py --quick
 	$(BIN)/python benchmarks/sharing_bench.py --quick
 	$(BIN)/python benchmarks/memory_bench.py --quick
+	$(BIN)/python benchmarks/maintenance_bench.py --quick
 
 # Re-pin every installed distribution after changing dependencies in pyproject.toml.
 lock:
