@@ -21,8 +21,8 @@ import {
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-// The service's bins (tables/maintenance/health.py).
-const BOUNDS = [16 * KiB, 256 * KiB, 4 * MiB, 64 * MiB, 256 * MiB, 512 * MiB];
+// Bins as the service draws them (tables/maintenance/health.py).
+const BOUNDS = [KiB, 16 * KiB, 256 * KiB, 4 * MiB, 64 * MiB, 512 * MiB];
 
 const files = (count: number, bytes: number) => ({ count, bytes, files: [] });
 const none = files(0, 0);
@@ -66,12 +66,12 @@ const unreferenced = report({ operation: 'remove-unreferenced-files', skipped: '
 describe('the file-size histogram', () => {
   it('labels the bins by their upper bounds, the last one open', () => {
     expect(sizeBinLabels(BOUNDS)).toEqual([
-      '< 16 KiB',
+      '< 1 KiB',
+      '1-16 KiB',
       '16-256 KiB',
       '256 KiB-4 MiB',
       '4-64 MiB',
-      '64-256 MiB',
-      '256-512 MiB',
+      '64-512 MiB',
       '> 512 MiB'
     ]);
   });
@@ -83,12 +83,12 @@ describe('the file-size histogram', () => {
 
   it('pairs each count with its label', () => {
     expect(sizeBins({ bounds: BOUNDS, counts: [6, 0, 0, 0, 0, 0, 1] })).toEqual([
-      { value: '< 16 KiB', count: 6 },
+      { value: '< 1 KiB', count: 6 },
+      { value: '1-16 KiB', count: 0 },
       { value: '16-256 KiB', count: 0 },
       { value: '256 KiB-4 MiB', count: 0 },
       { value: '4-64 MiB', count: 0 },
-      { value: '64-256 MiB', count: 0 },
-      { value: '256-512 MiB', count: 0 },
+      { value: '64-512 MiB', count: 0 },
       { value: '> 512 MiB', count: 1 }
     ]);
   });
