@@ -123,7 +123,8 @@ class Maintenance:
                 raise BadRequestException(f"Unknown maintenance operation {operation!r}; known: {', '.join(BY_NAME)}")
         table = self._load(warehouse, namespace, name)
         settings = resolve(self._stored_warehouse_settings(warehouse), table.properties)
-        chosen = [BY_NAME[o] for o in operations] if operations else [o for o in OPERATIONS if o.enabled(settings)]
+        # In run order whatever order they were asked in, each once.
+        chosen = [o for o in OPERATIONS if (o.name in operations if operations else o.enabled(settings))]
         table_uuid = str(table.metadata.table_uuid)
         if dry_run:
             return self._execute(warehouse, table, settings, chosen, dict(self._states.read(table_uuid) or {}), True, trigger)
@@ -131,7 +132,11 @@ class Maintenance:
         if claimed is None:
             raise CommitFailedException("Maintenance of this table is running on another server; try again later")
         state, etag = claimed
-        record = self._execute(warehouse, table, settings, chosen, state, False, trigger)
+        try:
+            record = self._execute(warehouse, table, settings, chosen, state, False, trigger)
+        except BaseException:
+            self._states.release(table_uuid, state, etag)  # never leave the table held for a lease's length
+            raise
         state["history"] = [*state.get("history", []), _shortened(record)][-HISTORY_RUNS:]
         if trigger == "schedule":
             state["last-scheduled-ms"] = record["started-ms"]
