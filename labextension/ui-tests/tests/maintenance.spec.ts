@@ -1,8 +1,9 @@
 /**
  * Table maintenance in the explorer against a real service: a table of six small PyIceberg appends
  * shows its health (small files, snapshots, the size histogram); a preview says what would go and
- * changes nothing; Apply (after a confirmation) expires the old snapshots, and the history has the
- * run. Screenshots of the health in the light and dark theme, and axe-core checks of the tab.
+ * changes nothing; Apply (after a confirmation, with a busy state while it runs) compacts and expires
+ * the old snapshots, and the history has the run. Screenshots of the health in the light and dark
+ * theme, and axe-core checks of the tab.
  */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, galata, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
@@ -118,13 +119,31 @@ test('the explorer shows a table’s health, previews maintenance, applies it an
   await test.step('Apply asks first, runs, and the health and history show the run', async () => {
     await explorer(page).getByRole('button', { name: 'Apply the previewed maintenance' }).click();
     await expect(page.locator('.jp-Dialog')).toContainText('It deletes 5 snapshots and 5 files for good.');
+    // The run is held on its way to the server until the busy state has been seen.
+    let release = () => {};
+    const held = new Promise<void>(resolve => (release = resolve));
+    const commands = (url: URL) => url.pathname.endsWith('/aistor-lab/api/commands');
+    await page.route(commands, async route => {
+      const argv: string[] = JSON.parse(route.request().postData() ?? '{}').argv ?? [];
+      if (argv.includes('run') && !argv.includes('--dry-run')) {
+        await held;
+      }
+      await route.continue();
+    });
     await accept(page);
+    const section = explorer(page).locator('.jp-AIStorExplorer-maintenance');
+    await expect(section.locator('[role="status"]')).toContainText('Running maintenance');
+    await expect(section).toHaveAttribute('aria-busy', 'true');
+    await expect(explorer(page).getByRole('button', { name: /^Preview maintenance/ })).toHaveAttribute('aria-disabled', 'true');
+    release();
+    await page.unroute(commands);
     const result = explorer(page).locator('[role="group"][aria-label="Result"]');
     await expect(result).toContainText('Done: ');
     // Compaction ran first, so every older snapshot expired, and the files compaction rewrote went too.
     await expect(result.locator('tr', { hasText: 'compact' })).toContainText('Rewrote 6 files');
     await expect(result.locator('tr', { hasText: 'expire-snapshots' })).toContainText('Removed 6 snapshots, deleted');
-    await expect(explorer(page).locator('.jp-AIStorExplorer-maintenance [role="status"]')).toHaveCount(0);
+    await expect(section.locator('[role="status"]')).toHaveCount(0);
+    await expect(section).toHaveAttribute('aria-busy', 'false');
     await expect(fact(page, 'Snapshots')).toHaveText('1');
     await expect(fact(page, 'Last maintenance')).toContainText('(manual)');
     const runs = explorer(page).locator('table[aria-label="Maintenance runs, newest first"] tbody tr');
