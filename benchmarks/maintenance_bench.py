@@ -44,7 +44,16 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from catalogs import SIGNING_NAME, SIGNING_REGION, WAREHOUSE, open_catalog
 from duckdb_client import ALIAS, DuckDBCatalog
-from peers import ACCESS_KEY, OURS, SECRET_KEY, ServerProcess, add_run_options, aistor_lab, run_with_servers
+from peers import (
+    ACCESS_KEY,
+    OURS,
+    SECRET_KEY,
+    ServerProcess,
+    add_run_options,
+    aistor_lab,
+    peak_rss_mib,
+    run_with_servers,
+)
 from pyiceberg.catalog import Catalog
 from sharing_bench import admin, timed
 from spark_client import SparkCatalogs
@@ -187,11 +196,13 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
     read = functools.partial(read_all, server, catalog, profile_path, profile, share, expected, args.repeat)
 
     before = read()
+    peak_before = peak_rss_mib(server.proc.pid)  # what writing, sharing and reading cost the server
     began = time.perf_counter()
     record = catalog_call(server, "POST", maintenance_path("events") + "/runs", {"operations": ["compact"]})
     service_seconds = time.perf_counter() - began
     assert not record["errors"], record["errors"]
     [service_report] = record["operations"]
+    peak_compaction = peak_rss_mib(server.proc.pid)
     after = read()
     after_files = data_files(catalog, "events")
 
@@ -217,6 +228,7 @@ def benchmark(args: argparse.Namespace, root: Path, started: list[ServerProcess]
         "data_files": {"before": before_files, "after_service": after_files,
                        "after_spark": data_files(catalog, "events_spark")},
         "reads_before": before, "reads_after": after,
+        "server_peak_mib": {"before compaction": peak_before, "after compaction": peak_compaction},
         "compaction": {
             "service": {"seconds": service_seconds, "rewritten_bytes": service_report["removed-files"]["bytes"],
                         "rewritten_files": service_report["removed-files"]["count"],
@@ -246,6 +258,9 @@ def report(results: dict) -> None:
     for name, figure in results["compaction"].items():
         print(f"  {name:<26}{figure['seconds']:>12.2f}{figure['rewritten_bytes'] / MiB / figure['seconds']:>12.2f}"
               f"{figure['rewritten_files']:>10} / {figure['added_files']}")
+    peaks = results["server_peak_mib"]
+    print(f"  the server's peak memory (VmHWM): {peaks['before compaction']:.0f} MiB before compaction, "
+          f"{peaks['after compaction']:.0f} MiB after it")
     service, spark = results["compaction"]["service"], results["compaction"]["spark"]
     print(f"  ratio Spark/service       {spark['seconds'] / service['seconds']:>12.2f}x  (above 1: the service is "
           f"faster; {spark['version']} local[2], its JVM's start not counted)")
