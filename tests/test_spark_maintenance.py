@@ -11,9 +11,13 @@ import json
 import uuid
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+from pyarrow import fs
 from pyiceberg.catalog import load_catalog
 from pyiceberg.schema import Schema
+from pyiceberg.table.sorting import SortField, SortOrder
+from pyiceberg.transforms import IdentityTransform
 from pyiceberg.types import LongType, NestedField, StringType
 
 from aistor_lab.workbench import spark as aistor_spark
@@ -146,3 +150,28 @@ def test_compaction_and_expiry_through_spark_keep_the_rows(server, spark, small_
     assert error["operation"] == "remove-unreferenced-files" and "less than 24 hours" in error["message"]
     assert orphan in object_keys(server)
     assert checksum(spark_rows(spark, namespace)) == expected
+
+
+def test_a_sorted_table_of_another_warehouse_is_compacted_by_sort(server, spark):
+    # The session's catalog is on WAREHOUSE: the run adds one for this warehouse to the session.
+    warehouse = f"spark-sorted-{uuid.uuid4().hex[:6]}"
+    assert catalog_call(server, "POST", "/v1/warehouses", {"name": warehouse})[0] == 200
+    catalog = load_catalog("sorted", **seed_catalog_properties(server, warehouse))
+    catalog.create_namespace("ns")
+    table = catalog.create_table("ns.events", SCHEMA,
+                                 sort_order=SortOrder(SortField(source_id=1, transform=IdentityTransform())))
+    for first in (50, 10, 40, 0, 30, 20):  # out of order: the sort puts them in order
+        table.append(pa.table({"id": pa.array(range(first, first + 10), pa.int64()),
+                               "name": [f"row-{i}" for i in range(first, first + 10)]}))
+    service = ServiceConfig(server.endpoint, ROOT_USER, ROOT_PASSWORD, warehouse=warehouse)
+    _, result = execute(["table", "maintenance", "run", warehouse, "ns", "events", "--engine", "spark", "-o", "compact"],
+                        panel_front(), service=service, namespace={"spark": spark})
+    record = result.data()
+    assert not record["errors"], record["errors"]
+    [compact] = record["operations"]
+    assert compact["details"]["strategy"] == "sort" and compact["removed-files"]["count"] == 6
+    [data_file] = catalog.load_table("ns.events").scan().plan_files()
+    ids = pq.read_table(data_file.file.file_path.replace("s3://", ""),
+                        filesystem=fs.S3FileSystem(access_key=ROOT_USER, secret_key=ROOT_PASSWORD,
+                                                   endpoint_override=server.endpoint, region="us-east-1"))["id"]
+    assert ids.to_pylist() == list(range(60))
