@@ -109,6 +109,13 @@ def test_compaction_and_expiry_through_spark_keep_the_rows(server, spark, small_
     assert catalog.load_table(f"{namespace}.events").metadata_location == location
     assert object_keys(server) == objects
 
+    # Manifests: one per append, merged by rewrite_manifests into one; no data changes.
+    record = maintenance(server, spark, namespace, "run", "--engine", "spark", "-o", "rewrite-manifests")
+    assert not record["errors"], record["errors"]
+    [manifests] = record["operations"]
+    assert manifests["details"] == {"rewritten-manifests": APPENDS, "added-manifests": 1}
+    assert manifests["snapshot-id"] is not None and data_files(catalog, namespace) == APPENDS
+
     # Compaction: the procedure, with the service's settings; the rows unchanged, the files fewer.
     record = maintenance(server, spark, namespace, "run", "--engine", "spark", "-o", "compact")
     assert not record["errors"], record["errors"]

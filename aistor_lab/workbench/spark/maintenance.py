@@ -66,6 +66,11 @@ class _Table:
         found = self.metadata("snapshots").where(f"snapshot_id = {rows[0].snapshot_id}").collect()
         return {"id": found[0].snapshot_id, "summary": dict(found[0].summary or {})}
 
+    def committed_since(self, before: dict | None) -> dict | None:
+        """The current snapshot if a procedure committed one since ``before``, else None."""
+        after = self.current_snapshot()
+        return after if after and (before is None or after["id"] != before["id"]) else None
+
     def snapshot_ids(self) -> set[int]:
         return {row.snapshot_id for row in self.metadata("snapshots").select("snapshot_id").collect()}
 
@@ -129,8 +134,7 @@ def _compact(target: _Table, settings: Mapping[str, str], dry_run: bool, now_ms:
     before = target.current_snapshot()
     [result] = target.call("rewrite_data_files", strategy=f"'{'sort' if sort_order else 'binpack'}'",
                            options="map(" + ", ".join(f"'{k}', '{v}'" for k, v in options.items()) + ")")
-    after = target.current_snapshot()
-    committed = after if after and (before is None or after["id"] != before["id"]) else None
+    committed = target.committed_since(before)
     added_bytes = int(committed["summary"].get("added-files-size", 0)) if committed else 0
     return _report("compact", False,
                    removed=(result.rewritten_data_files_count, result.rewritten_bytes_count),
@@ -164,8 +168,7 @@ def _rewrite_manifests(target: _Table, settings: Mapping[str, str], dry_run: boo
         return _report("rewrite-manifests", True, skipped="Spark's rewrite_manifests has no dry run")
     before = target.current_snapshot()
     [result] = target.call("rewrite_manifests")
-    after = target.current_snapshot()
-    committed = after if after and (before is None or after["id"] != before["id"]) else None
+    committed = target.committed_since(before)
     return _report("rewrite-manifests", False, snapshot_id=committed["id"] if committed else None,
                    skipped=None if result.rewritten_manifests_count else "no manifest to rewrite",
                    details={"rewritten-manifests": result.rewritten_manifests_count,
@@ -240,8 +243,11 @@ def _timestamp(epoch_ms: int) -> str:
 
 
 def _error_text(exc: Exception) -> str:
-    # Py4J's and Spark's errors carry the JVM's stack trace; its first line says what went wrong.
-    return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+    # Spark's errors carry the JVM's stack trace after their first line; py4j's name the Java call site
+    # first, the Java exception holds the message.
+    java = getattr(exc, "java_exception", None)
+    text = (java.toString() if java is not None else str(exc)).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
 
 
 def _now_ms() -> int:
