@@ -35,10 +35,25 @@ def batch(first: int, rows: int = 3) -> pa.Table:
                      "name": [f"row-{i}" for i in range(first, first + rows)]})
 
 
+MADE: list[tuple] = []  # (server, warehouse) made by the running test
+
+
+@pytest.fixture(autouse=True)
+def drop_made_warehouses():
+    """Each test's warehouses go with it (purged): the shared server stays as small as the other tests
+    expect it (the panel's search walks all of it within a budget of calls)."""
+    yield
+    while MADE:
+        server, warehouse = MADE.pop()
+        if server.healthy():  # a server of the test's own is gone already
+            assert catalog_call(server, "DELETE", f"/v1/warehouses/{warehouse}?force=true")[0] == 204
+
+
 def new_table(server, appends: int, properties: dict | None = None):
     """A new warehouse with a table of ``appends`` appends of 3 rows; (warehouse, PyIceberg catalog, table)."""
     warehouse = f"maint-{uuid.uuid4().hex[:8]}"
     assert catalog_call(server, "POST", "/v1/warehouses", {"name": warehouse})[0] == 200
+    MADE.append((server, warehouse))
     catalog = load_catalog("maintenance", **seed_catalog_properties(server, warehouse))
     catalog.create_namespace("ns")
     table = catalog.create_table("ns.events", SCHEMA, properties=properties or {})
