@@ -382,6 +382,16 @@ class ObjectStore(ABC):
         finally:
             staging.discard()
 
+    def iter_objects(self, bucket: str, prefix: str = "") -> Iterator[ObjectInfo]:
+        """Every object under ``prefix``, page after page (``list_objects`` without a delimiter)."""
+        start_after = ""
+        while True:
+            page = self.list_objects(bucket, prefix=prefix, start_after=start_after)
+            yield from page.objects
+            if not page.is_truncated or not page.next_marker:
+                return
+            start_after = page.next_marker
+
     def get_bytes(self, bucket: str, key: str) -> tuple[ObjectInfo, bytes]:
         with self.open_object(bucket, key) as handle:
             return handle.info, handle.read()

@@ -92,13 +92,8 @@ class Documents:
 
     def keys(self, prefix: str) -> Iterator[str]:
         """Every key under ``prefix``, page after page."""
-        start_after = ""
-        while True:
-            page = self.list(prefix, start_after=start_after)
-            yield from (obj.key for obj in page.objects)
-            if not page.is_truncated or not page.next_marker:
-                return
-            start_after = page.next_marker
+        self._ready()
+        return (obj.key for obj in self.store.iter_objects(SYSTEM_BUCKET, prefix))
 
     def _put(self, key: str, body: dict, condition: WriteCondition) -> str | None:
         self._ready()
@@ -172,12 +167,4 @@ class MetadataFiles:
 
     def delete_prefix(self, bucket: str, prefix: str) -> int:
         """Delete every object under ``prefix``; the count deleted."""
-        deleted = 0
-        start_after = ""
-        while True:
-            page = self.store.list_objects(bucket, prefix=prefix, start_after=start_after)
-            for obj in page.objects:
-                deleted += bool(self.store.delete_object(bucket, obj.key))
-            if not page.is_truncated or not page.next_marker:
-                return deleted
-            start_after = page.next_marker
+        return sum(bool(self.store.delete_object(bucket, obj.key)) for obj in self.store.iter_objects(bucket, prefix))

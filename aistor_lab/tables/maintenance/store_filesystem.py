@@ -124,14 +124,8 @@ class StoreFileSystem(fs.FileSystemHandler):
     def get_file_info_selector(self, selector: fs.FileSelector) -> list[fs.FileInfo]:
         bucket, prefix = split_path(selector.base_dir)
         prefix = prefix.rstrip("/") + "/" if prefix else ""
-        found, start_after = [], ""
-        while True:
-            page = self.store.list_objects(bucket, prefix=prefix, start_after=start_after)
-            found += [fs.FileInfo(f"{bucket}/{o.key}", fs.FileType.File, size=o.size, mtime=o.last_modified)
-                      for o in page.objects]
-            if not page.is_truncated or not page.next_marker:
-                return found
-            start_after = page.next_marker
+        return [fs.FileInfo(f"{bucket}/{o.key}", fs.FileType.File, size=o.size, mtime=o.last_modified)
+                for o in self.store.iter_objects(bucket, prefix)]
 
     def open_input_file(self, path: str) -> pa.PythonFile:
         bucket, key = split_path(path)

@@ -33,7 +33,7 @@ nothing: an incomplete view of the references must never pass for the table's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from pyiceberg.table import Table
 
@@ -86,7 +86,7 @@ def remove_unreferenced(
     counts = {"listed": 0, "referenced": 0, "other-tables": 0, "young": 0, "not-marked-yet": 0, "kept-locked": 0}
     new_marks: dict[str, int] = {}
     due: list[ObjectInfo] = []
-    for obj in _listing(store, scope):
+    for obj in store.iter_objects(scope.bucket, f"{scope.folder}/"):
         counts["listed"] += 1
         path = f"s3://{obj.bucket}/{obj.key}"
         if obj.key.startswith(tuple(nested)):
@@ -141,16 +141,6 @@ def _delete(store: ObjectStore, obj: ObjectInfo) -> str:
     except ObjectLocked:
         return "locked"
     return "deleted"
-
-
-def _listing(store: ObjectStore, scope: Scope) -> Iterator[ObjectInfo]:
-    start_after = ""
-    while True:
-        page = store.list_objects(scope.bucket, prefix=f"{scope.folder}/", start_after=start_after)
-        yield from page.objects
-        if not page.is_truncated or not page.next_marker:
-            return
-        start_after = page.next_marker
 
 
 def _scopes(locations: Sequence[str], bucket: str) -> list[Scope]:
