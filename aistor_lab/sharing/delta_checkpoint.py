@@ -24,8 +24,9 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..store.base import ObjectStore, Staging
+from ..store.base import ObjectStore
 from ..store.errors import NoSuchKey, PreconditionFailed
+from ..store.staging_file import StagingFile
 from ..store.types import WriteCondition
 from .delta_log import DeltaLogSource, LogFileAction, Snapshot
 from .errors import InternalError, UnsupportedOperation
@@ -178,7 +179,7 @@ def _write_parquet(store: ObjectStore, bucket: str, key: str, actions: Iterable[
     staging = store.stage_for(bucket, key)
     rows = 0
     try:
-        with pq.ParquetWriter(_StagingFile(staging), SCHEMA, compression="snappy") as writer:
+        with pq.ParquetWriter(StagingFile(staging), SCHEMA, compression="snappy") as writer:
             for batch in _batches(actions):
                 writer.write_batch(batch)
                 rows += batch.num_rows
@@ -221,29 +222,3 @@ def _advance_last_checkpoint(store: ObjectStore, bucket: str, key: str, document
                         content_type="application/json", condition=condition)
     except PreconditionFailed:
         pass
-
-
-class _StagingFile:
-    """The write side of a file over a store staging, as pyarrow's ParquetWriter needs it."""
-
-    def __init__(self, staging: Staging):
-        self._staging = staging
-        self._position = 0
-        self.closed = False
-
-    def write(self, data) -> int:
-        self._staging.write(data)
-        self._position += len(data)
-        return len(data)
-
-    def tell(self) -> int:
-        return self._position
-
-    def flush(self) -> None:
-        pass
-
-    def close(self) -> None:
-        self.closed = True
-
-    def writable(self) -> bool:
-        return True

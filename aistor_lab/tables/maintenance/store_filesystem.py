@@ -13,6 +13,7 @@ import pyarrow as pa
 from pyarrow import fs
 
 from ...store import NoSuchBucket, NoSuchKey, ObjectHandle, ObjectStore
+from ...store.staging_file import StagingFile
 
 
 def split_path(path: str) -> tuple[str, str]:
@@ -64,33 +65,20 @@ class _ObjectReader(io.RawIOBase):
         super().close()
 
 
-class _ObjectWriter(io.RawIOBase):
+class _ObjectWriter(StagingFile):
     """Bytes staged as they are written, made the object's content when the file is closed."""
 
     def __init__(self, store: ObjectStore, bucket: str, key: str):
+        super().__init__(store.stage_for(bucket, key))
         self._store = store
         self._bucket, self._key = bucket, key
-        self._staging = store.stage_for(bucket, key)
-        self._written = 0
-
-    def writable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._written
-
-    def write(self, data) -> int:
-        chunk = bytes(data)
-        self._staging.write(chunk)
-        self._written += len(chunk)
-        return len(chunk)
 
     def close(self) -> None:
         if not self.closed:
             try:
-                self._store.put_object(self._bucket, self._key, self._staging)
+                self._store.put_object(self._bucket, self._key, self.staging)
             finally:
-                self._staging.discard()
+                self.staging.discard()
         super().close()
 
 
