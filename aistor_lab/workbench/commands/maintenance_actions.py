@@ -13,6 +13,9 @@ from .object_actions import human_size
 from .results import Fields, Result, Rows, Sections
 from .schema_text import SchemaTextError, parse_properties
 
+# The service's maintenance operations, in the order a run takes them (Spark's runs too).
+OPERATIONS = ("compact", "rewrite-manifests", "expire-snapshots", "remove-unreferenced-files")
+
 
 def _changes(args: argparse.Namespace) -> dict[str, str | None]:
     try:

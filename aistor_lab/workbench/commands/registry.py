@@ -112,7 +112,6 @@ MAINTENANCE_CHANGES = [
         help="e.g. write.target-file-size-bytes=134217728 (repeatable; `table maintenance show` lists them)"),
     arg("--unset", action="append", default=[], metavar="SETTING", help="back to the warehouse's or default value"),
 ]
-MAINTENANCE_OPERATIONS = ["compact", "rewrite-manifests", "expire-snapshots", "remove-unreferenced-files"]
 
 # The object commands, as mc's. Their paths name the service (object_paths.py).
 _PATH_HELP = "ALIAS/BUCKET[/PREFIX] (in a notebook with a default service: BUCKET[/PREFIX])"
@@ -255,7 +254,7 @@ COMMANDS: list[Command] = [
             maintenance_do.table_run, [
                 WAREHOUSE, NAMESPACE, TABLE,
                 arg("--operation", "-o", action="append", default=[], metavar="OPERATION",
-                    choices=MAINTENANCE_OPERATIONS, help="repeatable (default: every enabled one)"),
+                    choices=maintenance_do.OPERATIONS, help="repeatable (default: every enabled one)"),
                 arg("--dry-run", action="store_true", help="show what would change, change nothing"),
                 arg("--engine", choices=["service", "spark"], default="service",
                     help="spark: Iceberg's procedures in the kernel's Spark session, for big tables"),

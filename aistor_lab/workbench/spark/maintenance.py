@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from py4j.protocol import Py4JError
 from pyspark.errors import PySparkException
 
+from ..commands.maintenance_actions import OPERATIONS
 from ..service_config import spark_catalog_conf
 from .sessions import CATALOG, service_of
 
@@ -29,13 +30,14 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 MAX_FILES_LISTED = 200  # as the service's reports: the counts always cover every file
-# The setting that lets each operation run when none is named (rewrite-manifests runs when asked).
+# The setting that lets each operation run when none is named, as in the service (manifests are
+# rewritten as part of compaction's upkeep).
 ENABLED_BY = {
     "compact": "maintenance.compaction.enabled",
+    "rewrite-manifests": "maintenance.compaction.enabled",
     "expire-snapshots": "maintenance.snapshot-expiry.enabled",
     "remove-unreferenced-files": "maintenance.unreferenced-files.enabled",
 }
-RUN_ORDER = ("compact", "rewrite-manifests", "expire-snapshots", "remove-unreferenced-files")
 # Iceberg's bin-pack also rewrites files above this share of the target (max-file-size-bytes' default).
 MAX_FILE_RATIO = 1.8
 
@@ -88,8 +90,8 @@ def maintain_with_spark(spark: SparkSession, warehouse: str, namespace: str | Se
     started = _now_ms()
     now_ms = now_ms or started
     target = _Table(spark, catalog_for(spark, warehouse), namespace, table)
-    chosen = [o for o in RUN_ORDER if o in operations] if operations else \
-        [o for o in RUN_ORDER if o in ENABLED_BY and str(settings.get(ENABLED_BY[o], "true")).lower() == "true"]
+    chosen = [o for o in OPERATIONS if o in operations] if operations else \
+        [o for o in OPERATIONS if str(settings.get(ENABLED_BY[o], "true")).lower() == "true"]
     reports, errors = [], []
     for operation in chosen:
         try:
