@@ -131,9 +131,12 @@ def files_only_in(table: Table, removed: list[int], kept: list[int]) -> list[Fil
     """The files the ``removed`` snapshots reach and no ``kept`` snapshot does: their manifest lists,
     manifests, live data and delete files, and their statistics files."""
     metadata = table.metadata
-    kept_files = {path for path, _ in _reachable(table, kept)}
+    # A manifest a kept snapshot reads keeps every live file it names: the removed snapshots' walk
+    # skips it, so manifests the two share (most of them, in an append-only table) are read once.
+    shared: set[str] = set()
+    kept_files = {path for path, _ in _reachable(table, kept, shared)}
     gone: dict[str, int] = {}
-    for path, size in _reachable(table, removed):
+    for path, size in _reachable(table, removed, shared):
         if path not in kept_files:
             gone[path] = size if size is not None else _size(table, path)
     removed_ids = set(removed)
@@ -153,6 +156,7 @@ def _size(table: Table, path: str) -> int:
         return 0
 
 
-def _reachable(table: Table, snapshot_ids: Iterable[int]) -> Iterator[tuple[str, int | None]]:
+def _reachable(table: Table, snapshot_ids: Iterable[int], manifests_read: set[str]) -> Iterator[tuple[str, int | None]]:
     snapshots = [table.metadata.snapshot_by_id(i) for i in snapshot_ids]
-    return snapshot_files(table.io, [s for s in snapshots if s is not None], live_only=True)
+    return snapshot_files(table.io, [s for s in snapshots if s is not None], live_only=True,
+                          manifests_read=manifests_read)

@@ -33,7 +33,7 @@ class Job:
     now_ms: int
     state: dict  # the table's run state (marks of unreferenced files), updated by the operation
     store: ObjectStore
-    other_locations: list[str]  # of the warehouse's other tables: never this table's files
+    other_locations: Callable[[], list[str]]  # of the warehouse's other tables (read when asked)
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class Operation:
 def _remove_unreferenced(job: Job) -> OperationReport:
     report, job.state["marks"] = remove_unreferenced(
         job.table, job.store, job.settings, job.state.get("marks", {}), dry_run=job.dry_run, now_ms=job.now_ms,
-        other_locations=job.other_locations)
+        other_locations=job.other_locations())
     return report
 
 

@@ -150,8 +150,11 @@ class Maintenance:
 
         started = self._now_ms()
         reports, errors = [], []
-        others = [location for location in self._catalog.tables.table_locations(warehouse)
-                  if location.rstrip("/") != table.location().rstrip("/")]
+
+        def others() -> list[str]:  # every table pointer of the warehouse: read only by the operation needing it
+            return [location for location in self._catalog.tables.table_locations(warehouse)
+                    if location.rstrip("/") != table.location().rstrip("/")]
+
         for operation in operations:
             job = Job(table, settings, dry_run, self._now_ms(), state, self._store, others)
             try:
