@@ -134,7 +134,7 @@ def _removable_deletes(tasks: list[FileScanTask], groups: list[GroupPlan]) -> li
 
 
 def compact(table: Table, settings: MaintenanceSettings, *, dry_run: bool) -> OperationReport:
-    report = OperationReport("compact", dry_run)
+    report = OperationReport("compact", dry_run, deletes=False)
     if unwritable := unwritable_format(table):
         report.skipped = unwritable
         return report

@@ -59,7 +59,7 @@ def plan_manifest_rewrite(table: Table) -> ManifestRewritePlan:
 
 def rewrite_manifests(table: Table, settings: MaintenanceSettings, *, dry_run: bool) -> OperationReport:
     """``settings`` is taken for the runner's sake: the manifest size is the table's own property."""
-    report = OperationReport("rewrite-manifests", dry_run)
+    report = OperationReport("rewrite-manifests", dry_run, deletes=False)
     if unwritable := unwritable_format(table):
         report.skipped = unwritable
         return report

@@ -19,17 +19,21 @@ class FileEntry:
 class OperationReport:
     operation: str  # expire-snapshots, remove-unreferenced-files, compact, rewrite-manifests
     dry_run: bool
-    removed_files: list[FileEntry] = field(default_factory=list)  # deleted, or rewritten away
+    removed_files: list[FileEntry] = field(default_factory=list)  # deleted, or rewritten away (``deletes``)
     added_files: list[FileEntry] = field(default_factory=list)  # written (compaction's new files)
     removed_snapshots: list[int] = field(default_factory=list)
     marked_files: list[FileEntry] = field(default_factory=list)  # unreferenced, deleted after the delay
     snapshot_id: int | None = None  # the snapshot committed, if any
     skipped: str | None = None  # why nothing was done (disabled, nothing due), for people to read
     details: dict = field(default_factory=dict)  # operation-specific figures (histograms, partitions)
+    # False for a rewrite (compaction, manifests): the files it replaces stay for the older snapshots
+    # until expiry deletes them, so it frees nothing itself.
+    deletes: bool = True
 
     @property
     def bytes_freed(self) -> int:
-        return sum(f.size for f in self.removed_files) - sum(f.size for f in self.added_files)
+        """What the operation deletes from the store (or would, in a dry run)."""
+        return sum(f.size for f in self.removed_files) if self.deletes else 0
 
     def to_json(self) -> dict:
         def files(entries: list[FileEntry]) -> dict:

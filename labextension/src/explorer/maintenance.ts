@@ -160,20 +160,16 @@ export function operationSummary(report: IOperationReport): string {
   if (!parts.length) {
     return dry ? 'Nothing to do.' : 'Nothing done.';
   }
-  const freed = freedBy(report);
+  const freed = Math.max(0, report['bytes-freed']);
   const sentence = parts.join(', ');
   const tail = freed > 0 ? `; ${dry ? 'frees' : 'freed'} ${bytesText(freed)}` : '';
   return `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}${tail}.`;
 }
 
-/** The bytes an operation deletes from the store (a rewrite deletes nothing itself). */
-function freedBy(report: IOperationReport): number {
-  return REWRITES.has(report.operation) ? 0 : Math.max(0, report['bytes-freed']);
-}
-
-/** Bytes a run freed (or would): what its deleting operations deleted. */
+/** Bytes a run freed (or would): what its operations deleted (the service counts none for a rewrite,
+ * whose files stay until snapshot expiry). */
 export function bytesFreed(run: IRunRecord): number {
-  return run.operations.reduce((sum, report) => sum + freedBy(report), 0);
+  return run.operations.reduce((sum, report) => sum + Math.max(0, report['bytes-freed']), 0);
 }
 
 /** A whole run in one line: what a preview would do, or what a run did. */
