@@ -261,6 +261,10 @@ OPERATIONS = [
     Operation("get token key", "system", "GET", f"/{SYSTEM_BUCKET}/iam/keys/tokens.json"),
     Operation("put system object", "system", "PUT", f"/{SYSTEM_BUCKET}/iam/policies/x.json", b"{}"),
     Operation("catalog config", "catalog", "GET", f"/_iceberg/v1/config?warehouse={WAREHOUSE}"),
+    Operation("catalog config without warehouse", "catalog", "GET", "/_iceberg/v1/config"),
+    # A metadata file that does not exist: an allowed caller learns that (400), nothing is registered.
+    Operation("register ns1 view", "catalog", "POST", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns1/register-view",
+              json.dumps({"name": "registered", "metadata-location": f"s3://{WAREHOUSE}/none/v.metadata.json"}).encode()),
     Operation("list namespaces", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces"),
     Operation("load ns1 table", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns1/tables/t1"),
     Operation("load ns2 table", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns2/tables/t2"),
@@ -345,6 +349,11 @@ MATRIX = {
     "get token key":         [404, 404, 404, 404, 404, 404, 404, 404, 404, 404,404],
     "put system object":     [404, 404, 404, 404, 404, 404, 404, 404, 404, 404,404],
     "catalog config":        [200, 403, 403, 403, 200, 401, 401, 401, 401, 200,401],
+    # The server's defaults name no warehouse: any caller the catalog admits reads them.
+    "catalog config without warehouse": [200, 200, 200, 200, 200, 401, 401, 401, 401, 200,401],
+    # s3tables:RegisterView on the view's name (view/ns1/registered), as RegisterTable on a table's: the
+    # one-namespace user's policy names the tables of ns1, not its views.
+    "register ns1 view":     [400, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
     "list namespaces":       [200, 403, 403, 403, 200, 401, 401, 401, 401, 200,401],
     "load ns1 table":        [200, 403, 403, 403, 200, 401, 401, 401, 401, 200,401],
     "load ns2 table":        [200, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],

@@ -246,6 +246,7 @@ CREATE_TABLE = obj(
     },
 )
 REGISTER_TABLE = obj({"name": _name, "metadata-location": STRING}, {"overwrite": BOOLEAN})
+REGISTER_VIEW = obj({"name": _name, "metadata-location": STRING})
 COMMIT_TABLE = obj(optional={"identifier": IDENTIFIER, **_TABLE_CHANGES})
 COMMIT_TRANSACTION = obj({"table-changes": list_of(obj({"identifier": IDENTIFIER}, _TABLE_CHANGES))})
 RENAME = obj({"source": IDENTIFIER, "destination": IDENTIFIER})

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from ..store import ObjectStore
 from .context import CatalogContext
 from .entries import Entries
-from .errors import BadRequestException, IcebergError, NoSuchWarehouseException
+from .errors import IcebergError, NoSuchWarehouseException
 from .names import check_warehouse_name
 from .namespaces import Namespaces
 from .referenced_files import ReferencedFiles
@@ -46,6 +46,7 @@ ENDPOINTS = (
     "POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
     "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
     "POST /v1/{prefix}/views/rename",
+    "POST /v1/{prefix}/namespaces/{namespace}/register-view",
 )
 
 
@@ -76,15 +77,17 @@ class Catalog:
         self._overrides = dict(config_overrides or {})
 
     def config(self, warehouse: str | None) -> dict:
-        """The /v1/config response for a warehouse: its name is the ``prefix`` of every route."""
-        if not warehouse:
-            raise BadRequestException("A warehouse is required: set the client's 'warehouse' property")
-        check_warehouse_name(warehouse)
-        self.ctx.warehouse(warehouse)
+        """The /v1/config response for a warehouse: its name is the ``prefix`` of every route. Without
+        one (the spec makes it optional) the server's defaults and overrides, with no prefix."""
+        prefix = {}
+        if warehouse:
+            check_warehouse_name(warehouse)
+            self.ctx.warehouse(warehouse)
+            prefix = {"prefix": warehouse}
         return {
             # Java clients that predate the endpoints list look for this flag before using views.
             "defaults": {"view-endpoints-supported": "true", **self._defaults},
-            "overrides": {**self._overrides, "prefix": warehouse},
+            "overrides": {**self._overrides, **prefix},
             "endpoints": list(ENDPOINTS),
             "idempotency-key-lifetime": self.ctx.idempotency.lifetime_iso,
         }

@@ -256,6 +256,8 @@ def namespace_scope(warehouse: str, namespace: Sequence[str]) -> Scope:
 
 class ConfigHandler(CatalogHandler):
     async def get(self) -> None:
+        """With a warehouse, GetConfig on it; without, the server's defaults name no warehouse, so any
+        caller the catalog admits may read them."""
         warehouse = self.query("warehouse")
         if warehouse:
             self.authorize("s3tables:GetConfig", warehouse_arn(warehouse))
@@ -484,6 +486,15 @@ class ViewsHandler(CatalogHandler):
         self.reply(await self.call(self.catalog.views.create, warehouse, namespace, body, idempotency_key=self.idempotency_key))
 
 
+class RegisterViewHandler(CatalogHandler):
+    async def post(self, warehouse: str, joined_namespace: str) -> None:
+        namespace = split_namespace(joined_namespace)
+        body = self.json_body(bodies.REGISTER_VIEW)
+        await self.authorize_entry("s3tables:RegisterView", warehouse, namespace, body["name"], VIEW, existing=False)
+        self.reply(await self.call(self.catalog.views.register, warehouse, namespace, body,
+                                   idempotency_key=self.idempotency_key))
+
+
 class ViewHandler(CatalogHandler):
     async def get(self, warehouse: str, joined_namespace: str, view: str) -> None:
         namespace = split_namespace(joined_namespace)
@@ -542,6 +553,7 @@ def routes(services) -> list:
         (prefix + r"/transactions/commit", TransactionsHandler),
         (namespace + r"/views", ViewsHandler),
         (namespace + r"/views/(?P<view>[^/]+)", ViewHandler),
+        (namespace + r"/register-view", RegisterViewHandler),
     ]
     specs = [(pattern, handler, kwargs) for pattern, handler in table]
     specs.append((prefix + r"/tables/rename", RenameHandler, {**kwargs, "kind": "table"}))
