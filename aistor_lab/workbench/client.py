@@ -56,11 +56,13 @@ class ServiceUnreachable(AIStorError):
     exit_code = 3
 
 
-def load_catalog(warehouse: str | None = None, name: str = "aistor", **overrides: str):
-    """A PyIceberg catalog of the service the environment names (inside JupyterLab: no arguments)."""
+def load_catalog(warehouse: str | None = None, name: str = "aistor", *, service: ServiceConfig | None = None,
+                 **overrides: str):
+    """A PyIceberg catalog of the service the environment names (inside JupyterLab: no arguments), or of
+    ``service`` when given."""
     from pyiceberg.catalog import load_catalog as pyiceberg_load_catalog
 
-    config = ServiceConfig.from_env()
+    config = service or ServiceConfig.from_env()
     if config is None:
         raise AIStorError("no AIStor service is configured: AISTOR_ENDPOINT is not set")
     return pyiceberg_load_catalog(name, **{**catalog_properties(config, warehouse), **overrides})
