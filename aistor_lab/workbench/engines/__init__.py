@@ -7,13 +7,21 @@
     con.sql("SELECT * FROM lake.ns.events").df()            # ... and pandas
     con.sql("SELECT * FROM delta_scan('s3://bucket/path')")
 
+    engines.polars_scan_iceberg("ns.events").collect()      # pl.scan_iceberg with the storage options
+    pl.scan_delta("s3://bucket/path", storage_options=engines.polars_storage_options())
+    engines.polars_shared_table("profile.share", "share.schema.table")
+
 Each engine's package is imported only when its function is called.
 """
 
 from .duckdb_engine import duckdb
+from .polars_engine import polars_scan_iceberg, polars_shared_table, polars_storage_options
 from .service import iceberg_table
 
 __all__ = [
     "duckdb",
     "iceberg_table",
+    "polars_scan_iceberg",
+    "polars_shared_table",
+    "polars_storage_options",
 ]
