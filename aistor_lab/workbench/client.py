@@ -218,6 +218,11 @@ class AIStorClient:
         """The LoadTableResult: ``metadata-location``, ``metadata`` (schemas, specs, snapshots...)."""
         return self.catalog_call("GET", self._namespace_path(warehouse, namespace) + f"/tables/{_segment(name)}")
 
+    def register_table(self, warehouse: str, namespace: str | list[str], name: str, metadata_location: str) -> dict:
+        """Register a metadata file already in the warehouse as a table; returns the LoadTableResult."""
+        body = {"name": name, "metadata-location": metadata_location}
+        return self.catalog_call("POST", self._namespace_path(warehouse, namespace) + "/register", body)
+
     def delete_table(self, warehouse: str, namespace: str | list[str], name: str, purge: bool = False) -> None:
         path = self._namespace_path(warehouse, namespace) + f"/tables/{_segment(name)}"
         self.catalog_call("DELETE", path, query={"purgeRequested": "true"} if purge else None)

@@ -28,6 +28,7 @@ from ..progress import shown_when_slow
 from . import actions as do
 from . import bucket_actions as bucket_do
 from . import maintenance_actions as maintenance_do
+from . import migration_actions as migration_do
 from . import object_actions as object_do
 from .actions import Context, UsageError
 from .results import Result
@@ -243,6 +244,32 @@ COMMANDS: list[Command] = [
         WAREHOUSE, NAMESPACE, TABLE,
         arg("source", metavar="SOURCE", help="s3://BUCKET/KEY (an object of the service) or a local file"),
     ]),
+    Command("table register", "register a metadata file already in the warehouse as a table",
+            migration_do.table_register, [
+                WAREHOUSE, NAMESPACE, TABLE,
+                arg("metadata_location", metavar="METADATA-LOCATION", help="s3://WAREHOUSE/.../vN.metadata.json"),
+            ]),
+    Command("table migrate", "copy the Iceberg tables of another catalog into a warehouse and register them "
+            "(idempotent, resumable; a parity report at the end)", migration_do.table_migrate, [
+                arg("source", metavar="SOURCE",
+                    help="a REST catalog (https://HOST/PATH), a SQL catalog (sqlite:///FILE, postgresql://...), "
+                         "a directory of Hadoop tables (file:///DIR or a path), or ALIAS/WAREHOUSE of a known service"),
+                WAREHOUSE,
+                arg("--namespace", action="append", default=[], metavar="NS",
+                    help="only this namespace and those under it (repeatable; default: all)"),
+                arg("--dry-run", action="store_true", help="print the plan, change nothing"),
+                arg("--source-warehouse", metavar="WAREHOUSE",
+                    help="the REST catalog's warehouse, or where the SQL catalog's tables are"),
+                arg("--credential", metavar="CLIENT_ID:SECRET", help="OAuth2 client credentials of a REST catalog"),
+                arg("--oauth2-server-uri", metavar="URL", help="its token endpoint (default: the catalog's)"),
+                arg("--scope", help="the OAuth2 scope to ask for"),
+                arg("--sigv4", nargs=3, metavar=("ACCESS_KEY", "SECRET_KEY", "REGION"),
+                    help="SigV4-sign the REST catalog's requests"),
+                arg("--signing-name", default="s3tables", help="SigV4's service name (default: s3tables)"),
+                arg("--catalog-name", default="default", help="the SQL catalog's name (default: default)"),
+                arg("--source-property", "-P", action="append", default=[], metavar="KEY=VALUE",
+                    help="a PyIceberg property of the source, e.g. s3.endpoint=... (repeatable)"),
+            ], fronts=TERMINAL_AND_NOTEBOOK, own_progress=True),  # reads local files: not the panel's business
     Command("table delete", "delete a table", do.table_delete,
             [WAREHOUSE, NAMESPACE, TABLE, arg("--purge", action="store_true", help="delete its files too")],
             aliases=("rm",)),
