@@ -40,7 +40,7 @@ from ..store.encryption.store import EncryptingStore
 from ..store.parsed_configs import ParsedConfigs
 from ..tables import Catalog
 from ..tables.api import handlers as catalog_handlers
-from ..tables.api import maintenance_handlers
+from ..tables.api import maintenance_handlers, planning_handlers
 from ..tables.maintenance.runner import Maintenance
 from ..tls import server_context
 from .background import every
@@ -135,6 +135,7 @@ def make_app(services: Services) -> Application:
     routes += lifecycle_handlers.routes(services)  # so is this
     routes += iam_handlers.routes(services)
     routes += maintenance_handlers.routes(services)  # before the catalog's catch-all
+    routes += planning_handlers.routes(services)  # so are these
     routes += catalog_handlers.routes(services)
     routes += sharing_handlers.routes(services)
     routes.append((r"/.*", S3Handler, kwargs))

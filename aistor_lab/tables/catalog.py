@@ -15,6 +15,7 @@ from .errors import IcebergError, NoSuchWarehouseException
 from .names import check_warehouse_name
 from .namespaces import Namespaces
 from .referenced_files import ReferencedFiles
+from .scan_planning import ScanPlanning
 from .tables import Tables
 from .transactions import Transactions
 from .views import Views
@@ -37,6 +38,10 @@ ENDPOINTS = (
     "POST /v1/{prefix}/namespaces/{namespace}/register",
     "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
     "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
+    "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan",
+    "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+    "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+    "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks",
     "POST /v1/{prefix}/tables/rename",
     "POST /v1/{prefix}/transactions/commit",
     "GET /v1/{prefix}/namespaces/{namespace}/views",
@@ -51,7 +56,8 @@ ENDPOINTS = (
 
 
 class Catalog:
-    """``warehouses``, ``namespaces``, ``tables``, ``views`` and ``transactions`` hold the operations;
+    """``warehouses``, ``namespaces``, ``tables``, ``views``, ``transactions`` and ``scan_planning`` hold
+    the operations;
     ``config`` answers /v1/config; ``is_warehouse``, ``table_locations`` and ``is_referenced`` serve the
     S3 API's table-aware protection (s3.protection.ProtectedTables)."""
 
@@ -71,6 +77,7 @@ class Catalog:
         self.tables = Tables(self.ctx, entries)
         self.views = Views(self.ctx, entries)
         self.transactions = Transactions(self.ctx, self.tables)
+        self.scan_planning = ScanPlanning(self.ctx, self.tables)
         self._entries = entries
         self._referenced = ReferencedFiles(self.ctx)
         self._defaults = dict(config_defaults or {})

@@ -1,0 +1,129 @@
+"""Plans the service holds for their clients: one still being planned (``submitted``), or a completed
+one whose pages of file scan tasks are fetched by plan-task token. Each plan belongs to one caller and
+one table; it lives until it is cancelled or ``lifetime_s`` after it was last used, and the store holds
+at most ``max_tasks`` tasks in all (the oldest plans go first), so memory stays bounded whatever
+clients leave behind."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+
+from ..errors import IcebergError
+
+MAX_PLANS = 256
+MAX_TASKS = 500_000
+LIFETIME_S = 15 * 60
+
+
+class NoSuchPlanIdException(IcebergError):
+    type = "NoSuchPlanIdException"
+    code = 404
+
+
+class NoSuchPlanTaskException(IcebergError):
+    type = "NoSuchPlanTaskException"
+    code = 404
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who may see a plan: the caller that made it, for one table."""
+
+    user: str | None
+    warehouse: str
+    namespace: tuple[str, ...]
+    table: str
+
+
+@dataclass
+class Plan:
+    owner: Owner
+    future: Future | None = None  # while planning; its result is the list of pages
+    pages: list[dict] = field(default_factory=list)
+    used_at: float = 0.0
+
+    @property
+    def tasks(self) -> int:
+        return sum(len(page.get("file-scan-tasks", ())) for page in self.pages)
+
+
+class Plans:
+    def __init__(self, *, lifetime_s: float = LIFETIME_S, max_plans: int = MAX_PLANS, max_tasks: int = MAX_TASKS,
+                 now: Callable[[], float] = time.monotonic):
+        self._plans: OrderedDict[str, Plan] = OrderedDict()  # least recently used first
+        self._lock = threading.Lock()
+        self._lifetime_s = lifetime_s
+        self._max_plans = max_plans
+        self._max_tasks = max_tasks
+        self._now = now
+
+    def add(self, owner: Owner, *, future: Future | None = None, pages: list[dict] | None = None) -> str:
+        plan_id = secrets.token_urlsafe(18)
+        with self._lock:
+            self._plans[plan_id] = Plan(owner, future, pages or [], self._now())
+            self._evict()
+        return plan_id
+
+    def get(self, plan_id: str, owner: Owner) -> Plan:
+        """A plan of this owner, marked used; another caller's plan does not exist for this one."""
+        with self._lock:
+            self._expire()
+            plan = self._plans.get(plan_id)
+            if plan is None or plan.owner != owner:
+                raise NoSuchPlanIdException(f"No such plan: {plan_id}")
+            plan.used_at = self._now()
+            self._plans.move_to_end(plan_id)
+            return plan
+
+    def complete(self, plan_id: str, pages: list[dict]) -> None:
+        """A submitted plan's pages are in: it holds them instead of its planning."""
+        with self._lock:
+            plan = self._plans.get(plan_id)
+            if plan is not None:
+                plan.pages, plan.future = pages, None
+                self._evict()
+
+    def remove(self, plan_id: str, owner: Owner) -> None:
+        plan = self.get(plan_id, owner)
+        if plan.future is not None:
+            plan.future.cancel()
+        with self._lock:
+            self._plans.pop(plan_id, None)
+
+    def page(self, token: str, owner: Owner) -> dict:
+        plan_id, _, number = token.rpartition(":")
+        try:
+            plan = self.get(plan_id, owner)
+        except NoSuchPlanIdException:
+            raise NoSuchPlanTaskException(f"No such plan task: {token[:100]}") from None
+        if not number.isdigit() or not 0 < int(number) < len(plan.pages):
+            raise NoSuchPlanTaskException(f"No such plan task: {token[:100]}")
+        return plan.pages[int(number)]
+
+    def _expire(self) -> None:
+        oldest = self._now() - self._lifetime_s
+        for plan_id in [plan_id for plan_id, plan in self._plans.items() if plan.used_at < oldest]:
+            self._drop(plan_id)
+
+    def _evict(self) -> None:
+        self._expire()
+        total = sum(plan.tasks for plan in self._plans.values())
+        while self._plans and (len(self._plans) > self._max_plans or total > self._max_tasks):
+            plan_id = next(iter(self._plans))
+            total -= self._plans[plan_id].tasks
+            self._drop(plan_id)
+
+    def _drop(self, plan_id: str) -> None:
+        plan = self._plans.pop(plan_id)
+        if plan.future is not None:
+            plan.future.cancel()
+
+
+def task_token(plan_id: str, page: int) -> str:
+    return f"{plan_id}:{page}"
