@@ -268,6 +268,12 @@ OPERATIONS = [
     Operation("list namespaces", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces"),
     Operation("load ns1 table", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns1/tables/t1"),
     Operation("load ns2 table", "catalog", "GET", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns2/tables/t2"),
+    Operation("plan ns1 table scan", "catalog", "POST", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns1/tables/t1/plan", b"{}"),
+    Operation("plan ns2 table scan", "catalog", "POST", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns2/tables/t2/plan", b"{}"),
+    Operation("fetch ns1 scan tasks", "catalog", "POST", f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns1/tables/t1/tasks",
+              b'{"plan-task": "unknown:1"}'),
+    Operation("cancel ns1 scan plan", "catalog", "DELETE",
+              f"/_iceberg/v1/{WAREHOUSE}/namespaces/ns1/tables/t1/plan/unknown", b""),
     Operation("create namespace", "catalog", "POST", f"/_iceberg/v1/{WAREHOUSE}/namespaces"),
     Operation("force delete warehouse", "catalog", "DELETE", "/_iceberg/v1/warehouses/{doomed}?force=true", b""),
     Operation("warehouse maintenance settings", "catalog", "GET", f"/_iceberg/v1/warehouses/{WAREHOUSE}/maintenance"),
@@ -357,6 +363,12 @@ MATRIX = {
     "list namespaces":       [200, 403, 403, 403, 200, 401, 401, 401, 401, 200,401],
     "load ns1 table":        [200, 403, 403, 403, 200, 401, 401, 401, 401, 200,401],
     "load ns2 table":        [200, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
+    # Scan planning needs what loading the table needs (s3tables:GetTable); a plan or plan task the
+    # caller did not make does not exist for it (404 NoSuchPlanIdException, NoSuchPlanTaskException).
+    "plan ns1 table scan":   [200, 403, 403, 403, 200, 401, 401, 401, 401, 200,401],
+    "plan ns2 table scan":   [200, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
+    "fetch ns1 scan tasks":  [404, 403, 403, 403, 404, 401, 401, 401, 401, 404,401],
+    "cancel ns1 scan plan":  [404, 403, 403, 403, 404, 401, 401, 401, 401, 404,401],
     "create namespace":      [200, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
     "force delete warehouse": [204, 403, 403, 403, 403, 401, 401, 401, 401, 403,401],
     # s3tables:GetWarehouseMaintenanceConfiguration on the warehouse; the table's maintenance actions
