@@ -292,7 +292,9 @@ def test_warehouse_lifecycle_uses_a_bucket(store):
     assert created["name"] == "sales"
     assert store.get_bucket("sales").name == "sales"
     store.create_bucket("existing")
-    catalog.warehouses.create({"name": "existing"})  # an existing bucket is adopted
+    with pytest.raises(AlreadyExistsException, match="not a warehouse"):
+        catalog.warehouses.create({"name": "existing"})  # an existing bucket is adopted only when asked
+    catalog.warehouses.create({"name": "existing", "upgrade-existing": True})
     assert catalog.warehouses.list() == {"warehouses": ["existing", "sales"], "next-page-token": None}
     assert catalog.warehouses.get("sales")["uuid"] == created["uuid"]
     with pytest.raises(AlreadyExistsException):
@@ -361,8 +363,9 @@ def test_config_names_the_prefix_and_spec_endpoints(catalog):
             "code": 404,
         }
     }
-    with pytest.raises(BadRequestException):
-        catalog.config(None)
+    # Without a warehouse (the spec makes it optional): the defaults, and no prefix.
+    defaults = catalog.config(None)
+    assert "prefix" not in defaults["overrides"] and defaults["endpoints"] == config["endpoints"]
 
 
 # -- namespaces -----------------------------------------------------------------------------

@@ -232,7 +232,7 @@ VIEW_REQUIREMENT = tagged("type", {"assert-view-uuid": obj({"uuid": STRING})}, "
 _TABLE_CHANGES = {"requirements": list_of(TABLE_REQUIREMENT), "updates": list_of(TABLE_UPDATE)}
 
 # The bodies, one per route that takes one.
-CREATE_WAREHOUSE = obj({"name": _warehouse}, {"properties": STRING_MAP})
+CREATE_WAREHOUSE = obj({"name": _warehouse}, {"properties": STRING_MAP, "upgrade-existing": BOOLEAN})
 CREATE_NAMESPACE = obj({"namespace": _namespace}, {"properties": STRING_MAP})
 UPDATE_NAMESPACE_PROPERTIES = obj(optional={"updates": STRING_MAP, "removals": STRINGS})
 CREATE_TABLE = obj(

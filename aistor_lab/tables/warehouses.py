@@ -50,22 +50,30 @@ class Warehouses:
         self.ctx = ctx
 
     def create(self, request: dict, *, idempotency_key: str | None = None) -> dict:
-        """Register a warehouse, creating its bucket if absent (an existing bucket is adopted)."""
+        """Register a warehouse and create its bucket. A bucket of that name that is no warehouse yet is
+        refused unless the request says ``upgrade-existing``: it may hold data of someone else's that
+        the warehouse's purges would then reach."""
         if not isinstance(request, dict):
             raise BadRequestException("Invalid request: expected an object with a name")
         warehouse = check_warehouse_name(request.get("name"))
         if self.ctx.store.is_system_bucket(warehouse):  # on a remote cluster its name is an ordinary one
             raise BadRequestException(f"Invalid warehouse name {warehouse!r}: reserved by this server")
         properties = check_properties(request.get("properties"))
+        upgrade = request.get("upgrade-existing") is True
         return self.ctx.idempotency.run(
-            idempotency_key, f"create-warehouse {warehouse}", lambda: self._create(warehouse, properties)
+            idempotency_key, f"create-warehouse {warehouse}", lambda: self._create(warehouse, properties, upgrade)
         )
 
-    def _create(self, warehouse: str, properties: dict) -> dict:
+    def _create(self, warehouse: str, properties: dict, upgrade_existing: bool) -> dict:
         try:
             self.ctx.store.create_bucket(warehouse)
         except BucketAlreadyOwnedByYou:
-            pass
+            if self.ctx.docs.get(layout.warehouse_key(warehouse)) is not None:
+                raise AlreadyExistsException(f"Warehouse already exists: {warehouse}") from None
+            if not upgrade_existing:
+                raise AlreadyExistsException(
+                    f"Bucket {warehouse} already exists and is not a warehouse: create the warehouse with "
+                    "upgrade-existing to make the bucket one") from None
         body = {
             "name": warehouse,
             "uuid": self.ctx.new_location(warehouse)[0],

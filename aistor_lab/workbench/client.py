@@ -11,6 +11,7 @@ so ``AIStorClient.from_env()`` and ``load_catalog()`` need no arguments inside J
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -161,8 +162,15 @@ class AIStorClient:
 
     # -- warehouses ---------------------------------------------------------------------------
 
-    def create_warehouse(self, name: str, properties: dict[str, str] | None = None) -> dict:
-        return self.catalog_call("POST", "/warehouses", {"name": name, "properties": properties or {}})
+    def create_warehouse(self, name: str, properties: dict[str, str] | None = None, *,
+                         upgrade_existing: bool = False) -> dict:
+        """A new warehouse and its bucket; ``upgrade_existing`` makes an existing bucket of that name (not
+        yet a warehouse) the warehouse's, which the service refuses otherwise."""
+        body = {"name": name, "properties": properties or {}, "upgrade-existing": upgrade_existing}
+        return self.catalog_call("POST", "/warehouses", body)
+
+    def get_warehouse(self, name: str) -> dict:
+        return self.catalog_call("GET", f"/warehouses/{_segment(name)}")
 
     def list_warehouses(self) -> list[str]:
         return list(self._pages("/warehouses", "warehouses"))
@@ -213,6 +221,26 @@ class AIStorClient:
     def load_view(self, warehouse: str, namespace: str | list[str], name: str) -> dict:
         """The LoadViewResult: ``metadata-location``, ``metadata`` (versions, schemas, properties)."""
         return self.catalog_call("GET", self._namespace_path(warehouse, namespace) + f"/views/{_segment(name)}")
+
+    def create_view(self, warehouse: str, namespace: str | list[str], name: str, schema: dict,
+                    representations: list[dict], properties: dict[str, str] | None = None) -> dict:
+        """CreateView: version 1 of a view with SQL ``representations`` ({"type": "sql", "sql", "dialect"})
+        whose unqualified names resolve in ``namespace``; returns the LoadViewResult."""
+        version = {"version-id": 1, "schema-id": schema.get("schema-id", 0), "timestamp-ms": int(time.time() * 1000),
+                   "summary": {"engine-name": "aistor"}, "default-namespace": namespace_levels(namespace),
+                   "representations": representations}
+        body = {"name": name, "schema": schema, "view-version": version, "properties": properties or {}}
+        return self.catalog_call("POST", self._namespace_path(warehouse, namespace) + "/views", body)
+
+    def delete_view(self, warehouse: str, namespace: str | list[str], name: str) -> None:
+        self.catalog_call("DELETE", self._namespace_path(warehouse, namespace) + f"/views/{_segment(name)}")
+
+    def rename(self, kind: str, warehouse: str, source: tuple[str | list[str], str],
+               destination: tuple[str | list[str], str]) -> None:
+        """Rename a table or view (``kind`` "tables" or "views"): (namespace, name) to (namespace, name)."""
+        identifiers = {key: {"namespace": namespace_levels(namespace), "name": name}
+                       for key, (namespace, name) in (("source", source), ("destination", destination))}
+        self.catalog_call("POST", f"/{_segment(warehouse)}/{kind}/rename", identifiers)
 
     def load_table(self, warehouse: str, namespace: str | list[str], name: str) -> dict:
         """The LoadTableResult: ``metadata-location``, ``metadata`` (schemas, specs, snapshots...)."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import aliases
-from ..client import AIStorClient, AIStorError, ServiceConfig, namespace_levels
+from ..client import AIStorClient, AIStorError, ServiceConfig, ServiceError, namespace_levels
 from ..token_state import with_states
 from .results import Fields, Message, Result, Rows, Sections, Text
 from .schema_text import SchemaTextError, parse_partition, parse_properties, parse_schema
@@ -82,7 +82,20 @@ def _bad_input(call: Callable[[], Any]) -> Any:
 
 
 def warehouse_create(ctx: Context, args: argparse.Namespace) -> Result:
-    return Message(f"Warehouse '{args.warehouse}' created.", ctx.client.create_warehouse(args.warehouse))
+    """mc's flags: ``--upgrade-existing`` makes an existing bucket the warehouse's; ``--ignore-existing``
+    takes an existing warehouse of that name as success (a bucket that is no warehouse is still refused)."""
+    try:
+        created = ctx.client.create_warehouse(args.warehouse, upgrade_existing=args.upgrade_existing)
+    except ServiceError as exc:
+        if not (args.ignore_existing and exc.status == 409):
+            raise
+        try:
+            existing = ctx.client.get_warehouse(args.warehouse)
+        except ServiceError:
+            raise exc from None
+        return Message(f"Warehouse '{args.warehouse}' already exists.", existing)
+    upgraded = " from the existing bucket" if args.upgrade_existing else ""
+    return Message(f"Warehouse '{args.warehouse}' created{upgraded}.", created)
 
 
 def warehouse_list(ctx: Context, args: argparse.Namespace) -> Result:
@@ -91,6 +104,8 @@ def warehouse_list(ctx: Context, args: argparse.Namespace) -> Result:
 
 
 def warehouse_delete(ctx: Context, args: argparse.Namespace) -> Result:
+    if args.purge and not args.force:  # as mc: a purge deletes data, so it must be confirmed
+        raise UsageError("--purge deletes every table's data: confirm it with --force")
     ctx.client.delete_warehouse(args.warehouse, force=args.force)
     return Message(f"Warehouse '{args.warehouse}' deleted.")
 

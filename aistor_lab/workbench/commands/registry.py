@@ -30,6 +30,7 @@ from . import bucket_actions as bucket_do
 from . import maintenance_actions as maintenance_do
 from . import migration_actions as migration_do
 from . import object_actions as object_do
+from . import view_actions as view_do
 from .actions import Context, UsageError
 from .results import Result
 
@@ -105,6 +106,9 @@ class Command:
 WAREHOUSE = arg("warehouse", metavar="WAREHOUSE", nargs="?", help="default: the service's default warehouse")
 NAMESPACE = arg("namespace", metavar="NAMESPACE", help="dotted for nested namespaces: sales.eu")
 TABLE = arg("table", metavar="TABLE")
+VIEW = arg("view", metavar="VIEW")
+RENAME_TO = [arg("new_name", metavar="NEW_NAME"),
+             arg("--namespace", dest="to_namespace", metavar="NAMESPACE", help="the new namespace (default: the same)")]
 # Aliases are the user's own files: not something the side panel changes.
 TERMINAL_AND_NOTEBOOK = frozenset({CLI, NOTEBOOK})
 PROPERTY = arg("--property", "-p", action="append", default=[], metavar="KEY=VALUE", help="repeatable")
@@ -210,13 +214,19 @@ OBJECT_COMMANDS: list[Command] = [
 ]
 
 COMMANDS: list[Command] = [
-    Command("warehouse create", "create a warehouse (and its bucket)", do.warehouse_create,
-            [arg("warehouse", metavar="NAME")]),
+    Command("warehouse create", "create a warehouse (and its bucket)", do.warehouse_create, [
+        arg("warehouse", metavar="NAME"),
+        arg("--ignore-existing", "-p", action="store_true", help="no error when the warehouse exists"),
+        arg("--upgrade-existing", action="store_true",
+            help="make an existing bucket of that name the warehouse's (refused without this flag)"),
+    ]),
     Command("warehouse list", "list warehouses", do.warehouse_list, aliases=("ls",)),
     Command("warehouse delete", "delete an empty warehouse", do.warehouse_delete,
             [arg("warehouse", metavar="NAME"),
-             arg("--force", action="store_true", help="delete its namespaces, views and tables (purged) too")],
-            aliases=("rm",)),
+             arg("--force", action="store_true", help="delete its namespaces, views and tables (purged) too"),
+             arg("--purge", action="store_true",
+                 help="as mc: with --force, purge the tables' data; the bucket goes when nothing else is left in it")],
+            aliases=("rm", "remove")),
     Command("namespace create", "create a namespace", do.namespace_create, [WAREHOUSE, NAMESPACE, PROPERTY]),
     Command("namespace list", "list the namespaces of a warehouse (or under PARENT)", do.namespace_list,
             [WAREHOUSE, arg("parent", metavar="PARENT", nargs="?")], aliases=("ls",)),
@@ -231,7 +241,9 @@ COMMANDS: list[Command] = [
     ], body_dest="schema"),
     Command("table list", "list the tables of a namespace", do.table_list, [WAREHOUSE, NAMESPACE], aliases=("ls",)),
     Command("table info", "schema, partition spec, properties and current snapshot of a table", do.table_info,
-            [WAREHOUSE, NAMESPACE, TABLE]),
+            [WAREHOUSE, NAMESPACE, TABLE], aliases=("show",)),
+    Command("table rename", "rename a table (--namespace: into another namespace of the warehouse)",
+            view_do.table_rename, [WAREHOUSE, NAMESPACE, TABLE, *RENAME_TO]),
     Command("table snapshots", "the snapshots of a table", do.table_snapshots, [WAREHOUSE, NAMESPACE, TABLE]),
     Command("table preview", "the first rows of a table (of its current snapshot, or of an older one)",
             do.table_preview, [
@@ -272,7 +284,21 @@ COMMANDS: list[Command] = [
             ], fronts=TERMINAL_AND_NOTEBOOK, own_progress=True),  # reads local files: not the panel's business
     Command("table delete", "delete a table", do.table_delete,
             [WAREHOUSE, NAMESPACE, TABLE, arg("--purge", action="store_true", help="delete its files too")],
-            aliases=("rm",)),
+            aliases=("rm", "remove")),
+    Command("view create", "create an Iceberg view of a SQL query", view_do.view_create, [
+        WAREHOUSE, NAMESPACE, VIEW,
+        arg("--sql", action="append", default=[], metavar="[DIALECT:]SQL",
+            help=f"the query; one per dialect, e.g. trino:SELECT ... (default dialect: {view_do.DEFAULT_DIALECT})"),
+        arg("--schema", help="the columns the query yields: 'id long, name string' or Iceberg schema JSON"),
+        arg("--attr", "-a", action="append", default=[], metavar="KEY=VALUE", help="a property (repeatable)"),
+        arg("--ignore-existing", "-p", action="store_true", help="no error when the view exists"),
+    ], body_dest="sql"),
+    Command("view list", "list the views of a namespace", view_do.view_list, [WAREHOUSE, NAMESPACE], aliases=("ls",)),
+    Command("view show", "the SQL, schema, versions and properties of a view", view_do.view_show,
+            [WAREHOUSE, NAMESPACE, VIEW], aliases=("info",)),
+    Command("view drop", "drop a view", view_do.view_drop, [WAREHOUSE, NAMESPACE, VIEW], aliases=("rm", "remove")),
+    Command("view rename", "rename a view (--namespace: into another namespace of the warehouse)",
+            view_do.view_rename, [WAREHOUSE, NAMESPACE, VIEW, *RENAME_TO]),
     Command("table maintenance show", "a table's health, its maintenance settings and its last maintenance",
             maintenance_do.table_show, [WAREHOUSE, NAMESPACE, TABLE]),
     Command("table maintenance set", "override maintenance settings of a table (they are table properties)",
@@ -359,6 +385,7 @@ GROUP_HELP = {
     "warehouse": "warehouses (table buckets) of the Iceberg catalog",
     "namespace": "namespaces of a warehouse",
     "table": "Iceberg tables",
+    "view": "Iceberg views (SQL queries the catalog keeps)",
     "share": "Delta Sharing shares",
     "share token": "bearer tokens and profile.share files of a share",
     "share client": "OAuth clients (client-credentials grant) and their profile.share files",
@@ -371,9 +398,9 @@ GROUP_HELP = {
     "ilm": "lifecycle rules of buckets (as mc ilm)",
     "ilm rule": "lifecycle rules",
 }
-# mc spells these `mc table warehouse ...`, `mc table namespace ...`, `mc table share ...`,
+# mc spells these `mc table warehouse ...`, `mc table namespace ...`, `mc table share ...`, `mc table view ...`,
 # and `mc admin policy ...`, `mc admin user ...`.
-_MC_GROUPS = {"table": {"warehouse", "namespace", "share"}, "admin": {"policy", "user"}}
+_MC_GROUPS = {"table": {"warehouse", "namespace", "share", "view"}, "admin": {"policy", "user"}}
 
 
 def _add_target(parser: argparse.ArgumentParser, command: Command, front: Front) -> None:

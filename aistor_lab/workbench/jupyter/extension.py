@@ -158,7 +158,8 @@ class AIStorLabApp(ExtensionApp):
 
     def _ensure_warehouse(self, name: str) -> None:
         try:
-            AIStorClient(self.service).create_warehouse(name)
+            # The lab's own default warehouse: a bucket of its name (an earlier lab's, say) becomes it.
+            AIStorClient(self.service).create_warehouse(name, upgrade_existing=True)
         except ServiceError as exc:
             if exc.status != 409:
                 self.log.warning("aistor-lab | cannot create the default warehouse %r: %s", name, exc.message)
