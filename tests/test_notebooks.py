@@ -41,6 +41,7 @@ CHARTS = {
                    "chart-change-feed"],
     "asset-catalog.ipynb": ["chart-assets-by-type"],
     "keeping-tables-healthy.ipynb": ["chart-file-sizes"],
+    "one-table-five-engines.ipynb": ["chart-read-times"],
 }
 TUTORIALS = list(CHARTS)
 CELL_TIMEOUT = 600  # a Spark session's first start on a loaded 2-core machine
@@ -256,3 +257,17 @@ def test_keeping_tables_healthy_compacts_and_changes_nothing_else(runner):
         "rows now: 6000", "rows of the first snapshot, read again: 50"]
     assert "replace" in output_text(notebook, "rows-after")
     assert "compact" in output_text(notebook, "history")
+
+
+def test_one_table_five_engines_reads_the_same_rows_in_every_engine(runner):
+    notebook = runner.first_run("one-table-five-engines.ipynb")
+    assert "200000 trips written by Spark" in output_text(notebook, "spark-write")
+    assert "2 snapshots: ['append', 'append']" in output_text(notebook, "pyiceberg-write")
+    fare = sum(3.0 + (trip % 40) * 0.75 for trip in range(250_000))
+    zones = [f"zone-{zone}" for zone in range(5)]
+    # Daft shows a progress bar while it reads: only the answers' lines count
+    answers = dict(re.findall(r"^(DuckDB|Polars|Daft|pandas) +(.+)$", output_text(notebook, "reads"), re.MULTILINE))
+    assert answers == dict.fromkeys(["DuckDB", "Polars", "Daft", "pandas"],
+                                    f"250000 trips, total fare {fare:.2f}, zones {zones}")
+    # distance_km >= 9: trip_id % 40 >= 36, 4 trips in 40
+    assert "25000 long trips, read back by PyIceberg" in output_text(notebook, "duckdb-ctas")
