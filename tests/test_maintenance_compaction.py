@@ -35,6 +35,7 @@ from aistor_lab.store import LocalStore
 from aistor_lab.tables.catalog import Catalog
 from aistor_lab.tables.maintenance.compaction import compact, plan_compaction, run_compaction
 from aistor_lab.tables.maintenance.manifest_rewrite import (
+    MIN_SMALL_MANIFESTS,
     plan_manifest_rewrite,
     rewrite_manifests,
     run_manifest_rewrite,
@@ -335,35 +336,46 @@ def test_a_large_file_with_deletes_is_rewritten_too(service):
 
 
 @pytest.mark.timeout(1200)
-def test_spark_position_deletes_compacted_then_read_and_written_by_spark(tmp_path_factory):
-    """Spark (Iceberg's Java library) writes merge-on-read position deletes through a server; with the
-    server stopped, compaction runs in process on its data; a server on the same data then serves Spark,
-    which reads the same rows and commits on top of the replace snapshot."""
+@pytest.mark.parametrize("format_version", ["2", "3"], ids=["position-deletes", "deletion-vectors"])
+def test_spark_deletes_compacted_then_read_and_written_by_spark(tmp_path_factory, format_version):
+    """Spark (Iceberg's Java library) writes merge-on-read deletes through a server: position delete
+    files at format-version 2, deletion vectors at 3. With the server stopped, the service's
+    maintenance runs in process on its data (at v3 its manifests are first merged, then compaction
+    keeps every row's id); a server on the same data then serves Spark, which reads the same rows
+    (and row ids) and commits on top of the replace snapshots."""
     conf = {}
 
     def spark(statements: list[str]) -> list[list]:
         return run_spark_sql(conf["current"], statements)
 
+    lineage = "SELECT id, _row_id, _last_updated_sequence_number FROM ns.t ORDER BY id"
     with service_with(tmp_path_factory, {}) as server:
         data = server.data_dir
         conf["current"] = spark_conf(server)
         assert catalog_call(server, "POST", "/v1/warehouses", {"name": WAREHOUSE})[0] == 200
         inserts = [f"INSERT INTO ns.t VALUES ({i * 3}, 'eu'), ({i * 3 + 1}, 'us'), ({i * 3 + 2}, 'eu')"
-                   for i in range(8)]
+                   for i in range(MIN_SMALL_MANIFESTS)]
         before = spark([
             "CREATE NAMESPACE ns",
             ("CREATE TABLE ns.t (id BIGINT, region STRING) USING iceberg PARTITIONED BY (region) "
-             "TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')"),
+             f"TBLPROPERTIES ('format-version'='{format_version}', 'write.delete.mode'='merge-on-read')"),
             *inserts,
             "DELETE FROM ns.t WHERE id % 5 = 0",
             "SELECT count(*), sum(id) FROM ns.t",
         ])
-    assert before == [[19, 276 - (0 + 5 + 10 + 15 + 20)]]
+        row_ids = spark([lineage]) if format_version == "3" else None
+    assert before == [[24, 435 - (0 + 5 + 10 + 15 + 20 + 25)]]
 
     store = LocalStore(data)
     try:
         table = ServiceCatalog(Catalog(store).tables, store, WAREHOUSE).load_table(("ns", "t"))
-        assert sum(len(t.delete_files) > 0 for t in table.scan().plan_files()) == 5  # Spark's delete files
+        assert table.format_version == int(format_version)
+        tasks = [task for group in plan_compaction(table, settings()).groups for task in group.tasks]
+        assert sum(len(task.delete_files) > 0 for task in tasks) == 6  # the files Spark deleted from
+        if format_version == "3":
+            merged = rewrite_manifests(table, settings(), dry_run=False)
+            assert merged.skipped is None and len(merged.added_files) == 1
+            table.refresh()
         report = compact(table, settings(), dry_run=False)
         assert report.skipped is None and report.details["delete-files-removed"] >= 1
     finally:
@@ -374,8 +386,10 @@ def test_spark_position_deletes_compacted_then_read_and_written_by_spark(tmp_pat
         assert spark(["SELECT count(*), sum(id) FROM ns.t"]) == before
         assert spark(["SELECT content, count(*) FROM ns.t.files GROUP BY content"]) == [[0, 2]]
         assert spark(["SELECT operation FROM ns.t.snapshots ORDER BY committed_at DESC LIMIT 1"]) == [["replace"]]
+        if format_version == "3":
+            assert spark([lineage]) == row_ids
         assert spark(["DELETE FROM ns.t WHERE id = 1", "INSERT INTO ns.t VALUES (1000, 'ap')",
-                      "SELECT count(*), sum(id) FROM ns.t"]) == [[19, 226 - 1 + 1000]]
+                      "SELECT count(*), sum(id) FROM ns.t"]) == [[24, 435 - 75 - 1 + 1000]]
 
 # -- 3. concurrent writers ---------------------------------------------------------------------------
 def test_an_append_between_plan_and_commit_is_kept(service):
@@ -482,15 +496,11 @@ def test_compacted_files_follow_a_descending_transformed_sort_order(service):
     assert written == nulls + others
 
 # -- what compaction does not do ---------------------------------------------------------------------
-def test_tables_without_snapshots_or_of_format_3_are_skipped(service):
-    empty = service.create("empty")
+@pytest.mark.parametrize("format_version", ["2", "3"])
+def test_tables_without_snapshots_are_skipped(service, format_version):
+    empty = service.create(f"empty{format_version}", properties={"format-version": format_version})
     assert compact(empty, settings(), dry_run=False).skipped == "the table has no snapshot yet"
     assert rewrite_manifests(empty, settings(), dry_run=False).skipped == "the table has no snapshot yet"
-    v3 = service.create("v3", properties={"format-version": "3"})
-    assert v3.format_version == 3
-    unsupported = "tables of format-version 3 cannot be rewritten yet"
-    assert compact(v3, settings(), dry_run=True).skipped == unsupported
-    assert rewrite_manifests(v3, settings(), dry_run=True).skipped == unsupported
 
 
 # -- manifest rewriting ------------------------------------------------------------------------------

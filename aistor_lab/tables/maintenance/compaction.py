@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from pyiceberg.exceptions import CommitFailedException, ValidationException
 from pyiceberg.expressions import AlwaysTrue
 from pyiceberg.io.pyarrow import ArrowScan, _dataframe_to_data_files, _get_field_from_arrow_table
-from pyiceberg.manifest import DataFile, ManifestContent, ManifestFile, ManifestWriterV2
+from pyiceberg.manifest import DataFile, ManifestContent, ManifestFile
 from pyiceberg.table import FileScanTask, Table, TableProperties
 from pyiceberg.table.metadata import TableMetadata
 from pyiceberg.table.refs import MAIN_BRANCH
@@ -36,8 +36,10 @@ from pyiceberg.table.update.validate import (
 from pyiceberg.typedef import EMPTY_DICT, Record
 from pyiceberg.utils.bin_packing import ListPacker
 
+from .format_v3 import V3Commits, deletion_vector_targets, referenced_data_file
 from .health import SIZE_BOUNDS, size_histogram
 from .report import FileEntry, OperationReport
+from .row_lineage import FileLineage, lineage_of, schema_with_lineage, with_lineage
 from .settings import MaintenanceSettings
 
 # Bins kept open while packing: more finds tighter fits, as Iceberg's bin-pack planner does.
@@ -83,7 +85,18 @@ def plan_compaction(table: Table, settings: MaintenanceSettings) -> CompactionPl
     if snapshot is None:
         return CompactionPlan([], [], nothing_to_do="the table has no snapshot yet")
     tasks = list(table.scan(snapshot_id=snapshot.snapshot_id).plan_files())
+    if table.format_version >= 3:
+        _narrow_deletion_vectors(tasks, deletion_vector_targets(table.io, snapshot))
     return plan_from_tasks(table.metadata, tasks, settings)
+
+
+def _narrow_deletion_vectors(tasks: list[FileScanTask], targets: dict[str, set[str]]) -> None:
+    """Each task keeps only the deletion vectors for its own file: a file without deletes is not
+    rewritten for a vector of its neighbour's."""
+    for task in tasks:
+        task.delete_files = {
+            d for d in task.delete_files if d.file_path not in targets or task.file.file_path in targets[d.file_path]
+        }
 
 
 def plan_from_tasks(
@@ -135,9 +148,6 @@ def _removable_deletes(tasks: list[FileScanTask], groups: list[GroupPlan]) -> li
 
 def compact(table: Table, settings: MaintenanceSettings, *, dry_run: bool) -> OperationReport:
     report = OperationReport("compact", dry_run, deletes=False)
-    if unwritable := unwritable_format(table):
-        report.skipped = unwritable
-        return report
     try:
         plan = plan_compaction(table, settings)
     except ValueError as exc:  # equality deletes, which PyIceberg cannot apply
@@ -155,13 +165,6 @@ def compact(table: Table, settings: MaintenanceSettings, *, dry_run: bool) -> Op
     return run_compaction(table, plan, report)
 
 
-def unwritable_format(table: Table) -> str | None:
-    """Why PyIceberg cannot commit to this table, if it cannot (0.12 writes manifests of v1 and v2)."""
-    if table.format_version > 2:
-        return f"tables of format-version {table.format_version} cannot be rewritten yet"
-    return None
-
-
 def run_compaction(table: Table, plan: CompactionPlan, report: OperationReport) -> OperationReport:
     """Rewrite the plan's bins and commit them in one snapshot. ``table`` may have moved on since the
     plan: the commit re-bases onto what was committed meanwhile, or fails cleanly on a conflict."""
@@ -169,11 +172,12 @@ def run_compaction(table: Table, plan: CompactionPlan, report: OperationReport) 
     write_uuid, counter = uuid.uuid4(), itertools.count(0)
     outputs: dict[int, list[DataFile]] = {}
     written: list[DataFile] = []
+    lineage = _lineage(table)
     try:
         for group in plan.rewritten_groups:
             outputs[id(group)] = []
             for bin_tasks in group.bins:
-                files = _rewrite_bin(table, metadata, bin_tasks, write_uuid, counter)
+                files = _rewrite_bin(table, metadata, bin_tasks, write_uuid, counter, lineage)
                 outputs[id(group)] += files
                 written += files
     except BaseException:
@@ -209,22 +213,41 @@ def _delete(table: Table, files: list[DataFile]) -> None:
         table.io.delete(data_file.file_path)
 
 
+def _lineage(table: Table) -> dict[str, FileLineage] | None:
+    """The row ids and sequence numbers of a v3 table's data files (None: no row lineage to keep)."""
+    snapshot = table.metadata.snapshot_by_name(MAIN_BRANCH)
+    if table.format_version < 3 or snapshot is None:
+        return None
+    return lineage_of(table.io, snapshot)
+
+
 def _rewrite_bin(
     table: Table,
     metadata: TableMetadata,
     tasks: list[FileScanTask],
     write_uuid: uuid.UUID,
     counter: itertools.count,
+    lineage: dict[str, FileLineage] | None,
 ) -> list[DataFile]:
     """One bin's rows (deletes applied), sorted, written as new data files: one bin in memory at a time."""
-    rows = ArrowScan(metadata, table.io, metadata.schema(), AlwaysTrue()).to_table(tasks)
+    scan = ArrowScan(metadata, table.io, metadata.schema(), AlwaysTrue())
+    schema = metadata.schema()
+    if lineage is None:
+        rows = scan.to_table(tasks)
+    else:  # each row keeps its id: read file by file, to know the positions of the rows
+        rows = pa.concat_tables(
+            [with_lineage(scan.to_table([task]), task, lineage[task.file.file_path], table.io) for task in tasks],
+            promote_options="permissive")  # files read alone may differ in string width
+        schema = schema_with_lineage(schema)
     if rows.num_rows == 0:  # every row deleted: the bin rewrites into nothing
         return []
     rows = _sorted(rows, metadata)
     # The bin was sized by its files' bytes on disk; PyIceberg's writer cuts files by bytes in memory,
     # several times more, so its target is the whole bin: one file per bin (per partition of the spec).
     target = {TableProperties.WRITE_TARGET_FILE_SIZE_BYTES: str(2 * rows.nbytes + 1)}
-    writer_metadata = metadata.model_copy(update={"properties": {**metadata.properties, **target}})
+    schemas = [schema if s.schema_id == schema.schema_id else s for s in metadata.schemas]
+    writer_metadata = metadata.model_copy(
+        update={"properties": {**metadata.properties, **target}, "schemas": schemas})
     return list(_dataframe_to_data_files(writer_metadata, rows, table.io, write_uuid, counter))
 
 
@@ -257,7 +280,7 @@ def _commit(table: Table, plan: CompactionPlan, written: list[DataFile], planned
         rewrite.delete_data_file(data_file)
     for data_file in written:
         rewrite.append_data_file(data_file)
-    rewrite.remove_delete_files(plan.removable_deletes)
+    rewrite.remove_delete_files(plan.removable_deletes, {f.file_path for f in plan.rewritten_files})
     rewrite.commit()
     transaction.commit_transaction()
     return rewrite.snapshot_id
@@ -278,7 +301,7 @@ class ReplaceSummary:
         return summary.model_copy(update={"operation": operation})
 
 
-class _RewriteFiles(ReplaceSummary, _OverwriteFiles):
+class _RewriteFiles(V3Commits, ReplaceSummary, _OverwriteFiles):
     """PyIceberg's overwrite as Iceberg's RewriteFiles: operation ``replace``, delete files removed
     with the data files they applied to, and only the conflicts a rewrite has (Java's checks): a
     rewritten file deleted, or given new deletes, concurrently. Concurrent appends are no conflict."""
@@ -286,10 +309,12 @@ class _RewriteFiles(ReplaceSummary, _OverwriteFiles):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._removed_deletes: set[DataFile] = set()
+        self._rewritten_paths: set[str] = set()  # a deletion vector of one of them goes too
         self._found_deletes: set[DataFile] = set()  # the removed delete files still in the parent
 
-    def remove_delete_files(self, delete_files: list[DataFile]) -> None:
+    def remove_delete_files(self, delete_files: list[DataFile], rewritten_paths: set[str]) -> None:
         self._removed_deletes.update(delete_files)
+        self._rewritten_paths = rewritten_paths
 
     def _validate_concurrency(self) -> None:
         window = self._commit_window
@@ -305,28 +330,29 @@ class _RewriteFiles(ReplaceSummary, _OverwriteFiles):
         self._found_deletes = set()
         manifests = []
         for manifest in super()._existing_manifests():
-            if manifest.content == ManifestContent.DELETES and self._removed_deletes:
+            if manifest.content == ManifestContent.DELETES and (self._removed_deletes or self._rewritten_paths):
                 manifests.append(self._without_removed_deletes(manifest))
             else:
                 manifests.append(manifest)
         return manifests
 
     def _without_removed_deletes(self, manifest: ManifestFile) -> ManifestFile:
-        entries = manifest.fetch_manifest_entry(self._io, discard_deleted=True)
-        removed = [e for e in entries if e.data_file in self._removed_deletes]
+        entries = self.fetch_manifest_entry(manifest, discard_deleted=True)
+        removed = [e for e in entries if self._removed(e.data_file)]
         if not removed:
             return manifest
         self._found_deletes.update(e.data_file for e in removed)
-        spec = self.spec(manifest.partition_spec_id)
-        output = self.new_manifest_output()
-        writer = _DeleteManifestWriter(spec, self.schema(), output, self._snapshot_id, self._compression)
+        writer = self.new_delete_manifest_writer(self.spec(manifest.partition_spec_id))
         with writer:
             for entry in entries:
-                if entry.data_file in self._removed_deletes:
+                if self._removed(entry.data_file):
                     writer.delete(entry)
                 else:
                     writer.existing(entry)
         return writer.to_manifest_file()
+
+    def _removed(self, delete_file: DataFile) -> bool:
+        return delete_file in self._removed_deletes or referenced_data_file(delete_file) in self._rewritten_paths
 
     def _summary(self, snapshot_properties: dict[str, str] = EMPTY_DICT) -> Summary:
         # PyIceberg's summary counts the removed files of the deleted set: the delete files too, then.
@@ -336,17 +362,6 @@ class _RewriteFiles(ReplaceSummary, _OverwriteFiles):
             return super()._summary(snapshot_properties)
         finally:
             self._deleted_data_files = data_files
-
-
-class _DeleteManifestWriter(ManifestWriterV2):
-    """A v2 delete manifest (PyIceberg 0.12 writes data manifests only)."""
-
-    def content(self) -> ManifestContent:
-        return ManifestContent.DELETES
-
-    @property
-    def _meta(self) -> dict[str, str]:
-        return {**super()._meta, "content": "deletes"}
 
 
 def _entry(data_file: DataFile) -> FileEntry:

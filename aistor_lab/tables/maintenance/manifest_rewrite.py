@@ -21,7 +21,8 @@ from pyiceberg.table.snapshots import Operation
 from pyiceberg.table.update.snapshot import _ManifestMergeManager, _SnapshotProducer
 from pyiceberg.utils.properties import property_as_int
 
-from .compaction import ReplaceSummary, unwritable_format
+from .compaction import ReplaceSummary
+from .format_v3 import V3Commits
 from .report import FileEntry, OperationReport
 from .settings import MaintenanceSettings
 
@@ -60,9 +61,6 @@ def plan_manifest_rewrite(table: Table) -> ManifestRewritePlan:
 def rewrite_manifests(table: Table, settings: MaintenanceSettings, *, dry_run: bool) -> OperationReport:
     """``settings`` is taken for the runner's sake: the manifest size is the table's own property."""
     report = OperationReport("rewrite-manifests", dry_run, deletes=False)
-    if unwritable := unwritable_format(table):
-        report.skipped = unwritable
-        return report
     plan = plan_manifest_rewrite(table)
     if plan.nothing_to_do:
         report.skipped = plan.nothing_to_do
@@ -93,7 +91,7 @@ def run_manifest_rewrite(table: Table, plan: ManifestRewritePlan, report: Operat
     return report
 
 
-class _RewriteManifests(ReplaceSummary, _SnapshotProducer["_RewriteManifests"]):
+class _RewriteManifests(V3Commits, ReplaceSummary, _SnapshotProducer["_RewriteManifests"]):
     """A snapshot of the parent's files in fewer manifests: the plan's manifests merged, the rest kept."""
 
     def __init__(self, operation: Operation, transaction, io, plan: ManifestRewritePlan) -> None:
