@@ -20,6 +20,8 @@ show as a new version: main moves back to an older snapshot, so the latest versi
 v1 tables have no sequence numbers; their versions are the snapshots' positions in the lineage
 (1 for the oldest), which stay stable until snapshots are expired.
 
+A version may also be named by its snapshot's id (``of_snapshot``), as AIStor's time travel does.
+
 Timestamps are the commit times of the snapshots, as the snapshot log records them, made
 non-decreasing (writers' clocks may differ), so ``version_at(timestamp)`` is well defined. Version 0
 is the table's creation: the time of its first metadata file.
@@ -97,6 +99,11 @@ class History:
         """The table as of a version number: the lineage version at or before it."""
         self.check(number)
         return self.versions[bisect.bisect_right(self._numbers, number) - 1]
+
+    def of_snapshot(self, snapshot_id: int) -> Version | None:
+        """The version that is snapshot ``snapshot_id`` of the main lineage; None for any other id (a
+        snapshot of another branch, abandoned by a rollback, or expired has no version)."""
+        return next((v for v in self.versions if v.snapshot and v.snapshot["snapshot-id"] == snapshot_id), None)
 
     def at_timestamp(self, timestamp_ms: int) -> Version:
         """The latest version committed at or before a time."""

@@ -120,6 +120,10 @@ class IcebergSource(TableSource):
     def version_timestamp(self, version: int) -> int:
         return self._history.as_of(version).timestamp
 
+    def version_of_snapshot(self, snapshot_id: int) -> int | None:
+        version = self._history.of_snapshot(snapshot_id)
+        return None if version is None else version.number
+
     def table_version(self, version: int | None = None) -> TableVersion:
         number = self.latest_version() if version is None else version
         state = self._snapshot(self._history.as_of(number), with_data=True)

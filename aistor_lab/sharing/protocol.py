@@ -77,6 +77,15 @@ def parse_bool(value: str | None) -> bool:
     return value is not None and value.strip().lower() == "true"
 
 
+def parse_flag(value: object, name: str) -> bool:
+    """A boolean of a JSON body: true, false or absent."""
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise InvalidParameter(f"{name} must be true or false")
+    return value
+
+
 def max_results(value: object) -> int:
     number = parse_int(value, "maxResults")
     return DEFAULT_MAX_RESULTS if number is None else min(number, MAX_RESULTS_CAP)

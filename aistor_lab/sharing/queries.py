@@ -3,16 +3,23 @@ or streaming from a version) and the change data feed.
 
 Version rules, as the reference server applies them: ``version``/``timestamp``/``startingVersion``
 are mutually exclusive; a version outside the table's history, or a timestamp before its first
-commit, is INVALID_PARAMETER_VALUE; ``startingTimestamp`` means the first version committed at or
+commit, is INVALID_PARAMETER_VALUE (a ``version`` that is no version number but the snapshot id of
+one, for Iceberg tables, chooses that version: AIStor's time travel by snapshot id); ``startingTimestamp`` means the first version committed at or
 after it. The response format is the one asked for; when the client accepts both, parquet unless
 the table's protocol needs a newer reader. A table that needs a reader feature the client did not
 declare (column mapping, deletion vectors actually in use) is refused in a clear error rather than
 served wrong. Hints (predicates, limit) only ever drop files that cannot matter.
+
+Refresh tokens (``includeRefreshToken``, then ``refreshToken``, in snapshot queries of the latest
+version): a long read asks again for new presigned URLs of the very version it started on. The token
+is signed as page tokens are, names that version, is bound to the share, table, predicates, limit and
+formats of the query, and expires.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -27,6 +34,7 @@ from .protocol import (
     PageTokens,
     fingerprint,
     parse_bool,
+    parse_flag,
     parse_int,
     parse_timestamp,
 )
@@ -35,6 +43,8 @@ from .source import FileAction, TableSource, VersionChanges
 
 _COLUMN_MAPPING = "delta.columnMapping.mode"
 _CDF = "delta.enableChangeDataFeed"
+# As the reference server's default: long enough for a long read to refresh its URLs several times.
+REFRESH_TOKEN_LIFETIME_MS = 60 * 60 * 1000
 
 
 @dataclass
@@ -54,9 +64,10 @@ _Item = Callable[[ResponseLines], dict]
 
 
 class TableQueries:
-    def __init__(self, presigner: Presigner, page_tokens: PageTokens):
+    def __init__(self, presigner: Presigner, page_tokens: PageTokens, *, clock: Callable[[], float] = time.time):
         self._presigner = presigner
         self._tokens = page_tokens
+        self._clock = clock
 
     # -- version ------------------------------------------------------------------------------
     def version(self, source: TableSource, starting_timestamp: str | None) -> int:
@@ -99,10 +110,15 @@ class TableQueries:
                                 "startingVersion": starting, "endingVersion": ending, "limitHint": limit,
                                 "jsonPredicateHints": body.get("jsonPredicateHints"),
                                 "formats": caps.formats, "features": sorted(caps.reader_features)})
+        include_refresh = parse_flag(body.get("includeRefreshToken"), "includeRefreshToken")
+        refresh_of = fingerprint({"query": query_id, "predicateHints": body.get("predicateHints")})
+        refreshed = self._refreshed_version(body, refresh_of, include_refresh, version, timestamp, starting)
         pinned, offset = self._page(body.get("pageToken"), "query", query_id)
         if starting is not None:
             return self._stream(source, starting, ending, caps, file_id_hash, max_files, query_id, pinned, offset)
-        resolved = pinned if pinned is not None else _snapshot_version(source, version, timestamp)
+        resolved = pinned if pinned is not None else refreshed
+        if resolved is None:
+            resolved = _snapshot_version(source, version, timestamp)
         table = source.table_version(resolved)
         files = table.files
         tree = predicates.parse(body.get("jsonPredicateHints"))
@@ -119,8 +135,33 @@ class TableQueries:
                 lambda r: r.metadata(table.metadata, version=resolved if explicit else None,
                                      size=sum(f.size for f in table.files), num_files=len(table.files))]
         items = [_snapshot_item(f, stamp) for f in files]
+        refresh = self._refresh_token(refresh_of, resolved) if include_refresh else None
         return self._answer(resolved, response_format, file_id_hash, caps, head, items, max_files, query_id,
-                            offset, scope=source.scope, audit={"version": resolved})
+                            offset, scope=source.scope, audit={"version": resolved}, refresh=refresh)
+
+    def _refreshed_version(self, body: dict, refresh_of: str, include_refresh: bool, version: int | None,
+                           timestamp: object, starting: int | None) -> int | None:
+        """The version a ``refreshToken`` names, after checking it may be used here (None without one)."""
+        token = body.get("refreshToken")
+        if not include_refresh and token is None:
+            return None
+        if version is not None or timestamp is not None or starting is not None:
+            raise InvalidParameter("includeRefreshToken and refreshToken are for queries of the latest version, "
+                                   "not with version, timestamp or startingVersion")
+        if body.get("pageToken") is not None:
+            raise InvalidParameter("includeRefreshToken and refreshToken go with the first page request only")
+        if token is None:
+            return None
+        payload = self._tokens.decode(token, "refresh")
+        if payload.get("q") != refresh_of:
+            raise InvalidParameter("the refresh token belongs to another query (table, predicates or limit differ)")
+        if int(payload["e"]) < self._clock() * 1000:
+            raise InvalidParameter("the refresh token has expired: start the query again")
+        return int(payload["v"])
+
+    def _refresh_token(self, refresh_of: str, version: int) -> str:
+        expires = int(self._clock() * 1000) + REFRESH_TOKEN_LIFETIME_MS
+        return self._tokens.encode({"k": "refresh", "q": refresh_of, "v": version, "e": expires})
 
     def _stream(self, source: TableSource, starting: int, ending: int | None, caps: Capabilities,
                 file_id_hash: str | None, max_files: int | None, query_id: str, pinned: int | None,
@@ -202,18 +243,19 @@ class TableQueries:
 
     def _answer(self, version: int, response_format: str, file_id_hash: str | None, caps: Capabilities,
                 head: list[_Item], items: list[_Item], max_files: int | None, query_id: str, offset: int, *,
-                pin: int | None = None, kind: str = "query", scope: Scope, audit: dict) -> Answer:
+                pin: int | None = None, kind: str = "query", scope: Scope, audit: dict,
+                refresh: str | None = None) -> Answer:
         if offset > len(items):
             raise InvalidParameter("the page token is past the end of the answer")
         end = len(items) if max_files is None else min(len(items), offset + max_files)
         lines = ResponseLines(response_format, self._presigner.signer(scope), file_id_hash)
         body = [render(lines) for render in head] + [render(lines) for render in items[offset:end]]
-        if max_files is not None or caps.include_end_stream:
+        if max_files is not None or caps.include_end_stream or refresh:
             next_token = None
             if end < len(items):
                 next_token = self._tokens.encode({"k": kind, "q": query_id, "o": end,
                                                   "v": version if pin is None else pin})
-            body.append(lines.end_stream(next_token))
+            body.append(lines.end_stream(next_token, refresh))
         files = sum(1 for line in body[2:] if "file" in line or "add" in line or "remove" in line or "cdf" in line)
         return Answer(version, response_format, body, caps.include_end_stream,
                       audit={**audit, "files": files, "format": response_format})
@@ -276,7 +318,10 @@ def _snapshot_version(source: TableSource, version: int | None, timestamp: objec
         return source.latest_version()
     earliest, latest = source.earliest_version(), source.latest_version()
     if not earliest <= version <= latest:
-        raise InvalidParameter(f"version {version} is out of range: the table has versions {earliest} to {latest}")
+        of_snapshot = source.version_of_snapshot(version)
+        if of_snapshot is None:
+            raise InvalidParameter(f"version {version} is out of range: the table has versions {earliest} to {latest}")
+        return of_snapshot
     return version
 
 

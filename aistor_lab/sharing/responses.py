@@ -86,10 +86,12 @@ class ResponseLines:
             line["stats"] = action.stats
         return {_PARQUET_KIND[action.kind]: line}
 
-    def end_stream(self, next_page_token: str | None) -> dict:
+    def end_stream(self, next_page_token: str | None, refresh_token: str | None = None) -> dict:
         end = {"minUrlExpirationTimestamp": self.expiration_ms}
         if next_page_token:
             end["nextPageToken"] = next_page_token
+        if refresh_token:
+            end["refreshToken"] = refresh_token
         return {"endStreamAction": end}
 
     # -- pieces ------------------------------------------------------------------------------

@@ -70,7 +70,7 @@ class SharingService:
         self.tokens = TokenRegistry(store, clock=clock)
         self.clients = OAuthClients(store, self.tokens, self.shares, clock=clock)
         self.audit = AuditLog(store, clock=clock)
-        self.queries = TableQueries(self.presigner, self.page_tokens)
+        self.queries = TableQueries(self.presigner, self.page_tokens, clock=clock)
         self._clock = clock
         self._sources: OrderedDict[tuple, DeltaLogSource] = OrderedDict()
         self._sources_lock = Lock()
@@ -149,8 +149,9 @@ class SharingService:
 
     def query(self, recipient: Recipient, ref: TableRef, body: object, caps: Capabilities,
               file_id_hash: str | None) -> Answer:
+        # The share's id with the table's: a page or refresh token of one share is no token of another.
         return self._audited(recipient, ref, "query", lambda: _with_audit(
-            self.queries.query(self.source(ref.spec), ref.spec.id, body, caps, file_id_hash)))
+            self.queries.query(self.source(ref.spec), f"{ref.share.id}/{ref.spec.id}", body, caps, file_id_hash)))
 
     def changes(self, recipient: Recipient, ref: TableRef, params: dict[str, str], caps: Capabilities,
                 file_id_hash: str | None) -> Answer:

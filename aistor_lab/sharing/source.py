@@ -91,6 +91,10 @@ class TableSource(ABC):
     @abstractmethod
     def version_timestamp(self, version: int) -> int: ...
 
+    def version_of_snapshot(self, snapshot_id: int) -> int | None:
+        """The version whose table is snapshot ``snapshot_id`` (Iceberg tables); None when there is none."""
+        return None
+
     @abstractmethod
     def table_version(self, version: int | None = None) -> TableVersion:
         """The table at a version (None: the latest)."""
