@@ -15,7 +15,7 @@ import { askNewTable, askUntilDone, confirm } from './forms';
 import { insertCell } from './notebook';
 import { namespaceProblem, sharedNameProblem, shareEntryProblem, shareNameProblem, warehouseNameProblem } from './nameRules';
 import { columnsSpec } from './schemaForm';
-import { snippet, SNIPPET_LABELS, SnippetKind, snippetKinds } from './snippets';
+import { snippet, SNIPPET_KINDS, SNIPPET_LABELS, SnippetKind, snippetKinds } from './snippets';
 import { ITreeNode, NodeKind, parentId, SHARES_ID, WAREHOUSES_ID } from './treeModel';
 import { ICommandResult, ICreatedToken } from './types';
 
@@ -311,7 +311,7 @@ export function registerContextMenu(app: JupyterFrontEnd): void {
     for (const command of ids) {
       app.contextMenu.addItem({ command, selector, rank: rank++ });
     }
-    for (const kindOfSnippet of ['magic', 'pyiceberg', 'spark', 'delta-sharing']) {
+    for (const kindOfSnippet of SNIPPET_KINDS) {
       app.contextMenu.addItem({ command: CommandIDs.insertSnippet, args: { kind: kindOfSnippet }, selector, rank: rank++ });
     }
   }
