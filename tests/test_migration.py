@@ -12,7 +12,9 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import uuid
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -23,7 +25,14 @@ from pyiceberg.schema import Schema
 from pyiceberg.transforms import IdentityTransform
 from pyiceberg.types import DoubleType, LongType, NestedField, StringType
 
-from .conftest import ROOT_PASSWORD, ROOT_USER, catalog_call, make_s3_client, seed_catalog_properties
+from .conftest import (
+    ROOT_PASSWORD,
+    ROOT_USER,
+    catalog_call,
+    make_s3_client,
+    seed_catalog_properties,
+    service_with,
+)
 
 CLI = [sys.executable, "-m", "aistor_lab.workbench.aistor_cli"]
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=False), NestedField(2, "city", StringType(), required=False))
@@ -169,3 +178,182 @@ def test_from_a_sqlite_catalog_dry_run_then_migrate_then_again(server, aistor, t
     # A table changed in the target since is left alone, not overwritten.
     orders_row = by_table(migrate(aistor, uri, target_warehouse))["sales.orders"]
     assert orders_row["outcome"] == "exists with other metadata" and orders_row["files-copied"] == 0
+
+
+def test_a_run_that_fails_half_way_is_resumed_by_the_next(server, aistor, target_warehouse, tmp_path):
+    source = sqlite_catalog(tmp_path)
+    source.create_namespace("logs")
+    table = source.create_table(("logs", "events"), SCHEMA)
+    for rows in ROWS:
+        table.append(rows)
+    wanted = expected(source.load_table("logs.events"))
+    table = source.load_table("logs.events")
+    previous = table.metadata.snapshots[-2].snapshot_id
+    files = {snapshot_id: {task.file.file_path for task in table.scan(snapshot_id=snapshot_id).plan_files()}
+             for snapshot_id in (previous, table.metadata.current_snapshot_id)}
+    (missing,) = files[table.metadata.current_snapshot_id] - files[previous]  # the last append's file
+    aside = tmp_path / "aside.parquet"
+    shutil.move(missing.removeprefix("file://"), aside)
+    uri = f"sqlite:///{tmp_path / 'catalog.db'}"
+
+    failed = migrate(aistor, uri, target_warehouse, check=False)
+    assert failed.returncode == 1 and "Run the command again to resume" in failed.stderr
+    assert catalog_call(server, "GET", f"/v1/{target_warehouse}/namespaces/logs/tables/events")[0] == 404
+    copied_before = [key for key in target_objects(server, target_warehouse) if key.endswith(".parquet")]
+    assert len(copied_before) == 2  # the two earlier appends' files made it
+
+    shutil.move(aside, missing.removeprefix("file://"))
+    row = migrate(aistor, uri, target_warehouse)["tables"][0]
+    assert row["outcome"] == "copied and registered" and row["parity"] is True
+    assert row["files-present"] == 2 and row["files-copied"] == 1
+    assert_same_table(wanted, target_catalog(server, target_warehouse).load_table("logs.events"), target_warehouse)
+
+
+def test_register_a_metadata_file_of_the_warehouse(server, aistor, target_warehouse, tmp_path):
+    source = sqlite_catalog(tmp_path)
+    source.create_namespace("shop")
+    source.create_table(("shop", "items"), SCHEMA).append(ROWS[0])
+    row = migrate(aistor, f"sqlite:///{tmp_path / 'catalog.db'}", target_warehouse)["tables"][0]
+
+    answer = json.loads(aistor("table", "register", "target", target_warehouse, "shop", "items_again",
+                               row["metadata-location"], "--json").stdout)
+    assert answer["metadata-location"] == row["metadata-location"]
+    again = target_catalog(server, target_warehouse).load_table("shop.items_again")
+    assert checksum(again.scan().to_arrow()) == checksum(ROWS[0])
+
+    # A table that exists, or a file outside the warehouse: refused, nothing changes.
+    taken = aistor("table", "register", "target", target_warehouse, "shop", "items", row["metadata-location"],
+                   check=False)
+    assert taken.returncode == 1 and "exists" in taken.stderr.lower()
+    outside = aistor("table", "register", "target", target_warehouse, "shop", "elsewhere",
+                     "s3://another-bucket/t/metadata/v1.metadata.json", check=False)
+    assert outside.returncode == 1 and "outside warehouse" in outside.stderr
+    assert catalog_call(server, "GET", f"/v1/{target_warehouse}/namespaces/shop/tables/elsewhere")[0] == 404
+
+
+def test_format_version_3_is_refused_with_a_reason(server, aistor, target_warehouse, tmp_path):
+    """PyIceberg 0.12 reads manifests as version 2: a v3 table (here a Hadoop directory's) is not half-copied."""
+    source = sqlite_catalog(tmp_path)
+    source.create_namespace("v2")
+    table = source.create_table(("v2", "lineage"), SCHEMA)
+    table.append(ROWS[0])
+    metadata = json.loads(Path(table.metadata_location.removeprefix("file://")).read_text())
+    metadata.update({"format-version": 3, "next-row-id": 5})
+    folder = tmp_path / "hadoop" / "v3" / "lineage" / "metadata"
+    folder.mkdir(parents=True)
+    (folder / "v1.metadata.json").write_text(json.dumps(metadata))
+    (folder / "version-hint.text").write_text("1")
+    row = migrate(aistor, str(tmp_path / "hadoop"), target_warehouse)["tables"][0]
+    assert row["table"] == "v3.lineage" and row["outcome"] == "refused" and "format version 3" in row["message"]
+    assert target_objects(server, target_warehouse) == []
+
+
+# -- another aistor-lab, over REST --------------------------------------------------------------------
+
+
+def test_from_another_aistor_lab_over_rest(server, aistor, target_warehouse, tmp_path_factory):
+    """OAuth2 (``--credential``) with the catalog's URI, and SigV4 through an alias (``ALIAS/WAREHOUSE``)."""
+    with service_with(tmp_path_factory, {}) as other:
+        assert catalog_call(other, "POST", "/v1/warehouses", {"name": "old-lake"})[0] == 200
+        source = load_catalog("other", **seed_catalog_properties(other, "old-lake"))
+        source.create_namespace("crm")
+        wanted = expected(evolving_table(source, "crm", "customers"))
+        aistor("alias", "set", "old", other.endpoint, ROOT_USER, ROOT_PASSWORD)
+
+        plan = migrate(aistor, "old/old-lake", target_warehouse, "--dry-run")
+        assert [row["table"] for row in plan["tables"]] == ["crm.customers"]
+        assert plan["tables"][0]["files-copied"] > 0 and target_objects(server, target_warehouse) == []
+
+        storage = [f"s3.endpoint={other.endpoint}", f"s3.access-key-id={ROOT_USER}",
+                   f"s3.secret-access-key={ROOT_PASSWORD}", "s3.path-style-access=true", "s3.region=local"]
+        report = migrate(aistor, f"{other.endpoint}/_iceberg", target_warehouse, "--source-warehouse", "old-lake",
+                         "--credential", f"{ROOT_USER}:{ROOT_PASSWORD}", *(f"-P{p}" for p in storage))
+        row = report["tables"][0]
+        assert row["outcome"] == "copied and registered" and row["parity"] is True, row
+    # The source service is gone: the target reads its own copies.
+    assert_same_table(wanted, target_catalog(server, target_warehouse).load_table("crm.customers"), target_warehouse)
+
+
+# -- a directory of Hadoop tables, written by Spark -------------------------------------------------------
+
+
+@pytest.mark.timeout(1200)
+def test_from_a_hadoop_directory_with_position_deletes(server, aistor, target_warehouse, tmp_path):
+    """Spark's hadoop catalog: a partitioned v2 table with merge-on-read deletes and an update (position
+    delete files, whose paths are rewritten), a tag, and a partition spec evolved."""
+    from pyiceberg.table import StaticTable
+
+    from aistor_lab.workbench.spark.jars.kit import ensure_kit
+
+    from .spark_support import run_spark_sql
+
+    lake = tmp_path / "lake"
+    conf = {
+        "spark.jars": ",".join(str(jar) for jar in ensure_kit()),
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        "spark.sql.catalog.hc": "org.apache.iceberg.spark.SparkCatalog",
+        "spark.sql.catalog.hc.type": "hadoop",
+        "spark.sql.catalog.hc.warehouse": f"file://{lake}",
+    }
+    run_spark_sql(conf, [
+        "CREATE NAMESPACE hc.sales",
+        ("CREATE TABLE hc.sales.orders (id BIGINT, city STRING, amount DOUBLE) USING iceberg PARTITIONED BY (city) "
+         "TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read', "
+         "'write.update.mode'='merge-on-read', 'team'='sales')"),
+        "INSERT INTO hc.sales.orders VALUES (1, 'Lisbon', 10.0), (2, 'Lisbon', 20.0), (3, 'Oslo', 30.0), (4, 'Porto', 40.0)",
+        "INSERT INTO hc.sales.orders VALUES (5, 'Oslo', 50.0), (6, 'Porto', 60.0)",
+        "ALTER TABLE hc.sales.orders CREATE TAG `before-deletes`",
+        "DELETE FROM hc.sales.orders WHERE id IN (2, 5)",
+        "UPDATE hc.sales.orders SET amount = 99.0 WHERE id = 4",
+        "ALTER TABLE hc.sales.orders ADD PARTITION FIELD bucket(4, id)",
+        "INSERT INTO hc.sales.orders VALUES (7, 'Lisbon', 70.0)",
+        "SELECT count(*) FROM hc.sales.orders",
+    ])
+    folder = lake / "sales" / "orders" / "metadata"
+    version = (folder / "version-hint.text").read_text().strip()
+    source = StaticTable.from_metadata(f"file://{folder}/v{version}.metadata.json")
+    wanted = expected(source)
+    assert sorted(source.scan().to_arrow().column("id").to_pylist()) == [1, 3, 4, 6, 7]
+    assert any(task.delete_files for task in source.scan().plan_files())  # position deletes, really
+
+    row = migrate(aistor, f"file://{lake}", target_warehouse)["tables"][0]
+    assert row["table"] == "sales.orders" and row["parity"] is True, row
+    assert row["source"]["delete_files"] > 0
+    again = migrate(aistor, str(lake), target_warehouse)["tables"][0]  # a plain path names the directory too
+    assert again["outcome"] == "already registered" and again["files-copied"] == 0
+    shutil.rmtree(lake)
+    migrated = target_catalog(server, target_warehouse).load_table("sales.orders")
+    assert_same_table(wanted, migrated, target_warehouse)
+    assert len(migrated.metadata.partition_specs) == 2 and "before-deletes" in migrated.metadata.refs
+
+
+# -- SeaweedFS's REST catalog -------------------------------------------------------------------------------
+
+
+def test_from_seaweedfs_rest_catalog(server, aistor, target_warehouse, tmp_path):
+    """SeaweedFS's Iceberg REST catalog (SigV4), started as the benchmarks start it."""
+    scripts = Path(sysconfig.get_path("scripts"))
+    if shutil.which("weed") is None and not (scripts / "weed").exists():
+        pytest.skip("SeaweedFS's `weed` binary is not installed here (benchmarks/peers.py starts it when it is)")
+    sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
+    import catalogs
+    import peers
+
+    seaweed = catalogs.start_server("seaweedfs", tmp_path / "seaweedfs")
+    try:
+        source = catalogs.open_catalog("seaweedfs", tmp_path / "seaweedfs", seaweed, timeout=120).catalog
+        source.create_namespace("weed")
+        table = source.create_table(("weed", "events"), SCHEMA)
+        table.append(ROWS[0])
+        table.append(ROWS[1])
+        wanted = expected(source.load_table(("weed", "events")))
+        properties = catalogs.rest_properties(seaweed)
+        storage = [f"-P{key}={properties[key]}" for key in
+                   ("s3.endpoint", "s3.path-style-access", "s3.access-key-id", "s3.secret-access-key")]
+        report = migrate(aistor, properties["uri"], target_warehouse, "--source-warehouse", properties["warehouse"],
+                         "--sigv4", peers.ACCESS_KEY, peers.SECRET_KEY, properties["rest.signing-region"],
+                         "--signing-name", properties["rest.signing-name"], *storage)
+        assert report["tables"][0]["parity"] is True, report
+    finally:
+        peers.stop_all([seaweed])
+    assert_same_table(wanted, target_catalog(server, target_warehouse).load_table("weed.events"), target_warehouse)
