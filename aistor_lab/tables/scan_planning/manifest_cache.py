@@ -8,8 +8,18 @@ import threading
 from collections.abc import Callable
 
 from cachetools import LRUCache
+from pyiceberg.avro.file import AvroFile
 from pyiceberg.io import FileIO
-from pyiceberg.manifest import ManifestEntry, ManifestFile
+from pyiceberg.manifest import (
+    MANIFEST_ENTRY_SCHEMAS,
+    DataFile,
+    DataFileContent,
+    FileFormat,
+    ManifestEntry,
+    ManifestEntryStatus,
+    ManifestFile,
+    _inherit_from_manifest,
+)
 
 MAX_ENTRIES = 200_000
 
@@ -31,9 +41,22 @@ class ManifestCache:
         if found is not None:
             return found
         check_location(path)
-        entries = tuple(manifest.fetch_manifest_entry(self._io, discard_deleted=True))
+        entries = self._read(manifest)
         with self._lock:
             self.reads += 1
             if len(entries) <= self._cache.maxsize:
                 self._cache[path] = entries
         return entries
+
+    def _read(self, manifest: ManifestFile) -> tuple[ManifestEntry, ...]:
+        """As ManifestFile.fetch_manifest_entry reads them, but with the newest schema: PyIceberg's
+        reads v2 fields only, and a deletion vector's answer needs v3's (referenced data file, offset
+        and size of its blob in the Puffin file)."""
+        schema = MANIFEST_ENTRY_SCHEMAS[max(MANIFEST_ENTRY_SCHEMAS)]
+        with AvroFile[ManifestEntry](
+            self._io.new_input(manifest.manifest_path), schema,
+            read_types={-1: ManifestEntry, 2: DataFile},
+            read_enums={0: ManifestEntryStatus, 101: FileFormat, 134: DataFileContent},
+        ) as reader:
+            return tuple(_inherit_from_manifest(entry, manifest) for entry in reader
+                         if entry.status != ManifestEntryStatus.DELETED)
