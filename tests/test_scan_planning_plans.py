@@ -1,0 +1,110 @@
+"""Plans held by the service, in process over a real store and catalog: a plan slower than the wait is
+``submitted`` and polled to the same answer as a synchronous one; cancelling forgets it; the plan
+store expires plans and bounds the tasks it holds; parsed manifests are read once."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pyarrow as pa
+import pytest
+from pyiceberg.schema import Schema
+from pyiceberg.types import LongType, NestedField, StringType
+
+from aistor_lab.store import LocalStore
+from aistor_lab.tables.catalog import Catalog
+from aistor_lab.tables.maintenance.service_catalog import ServiceCatalog
+from aistor_lab.tables.scan_planning import Owner, ScanPlanning
+from aistor_lab.tables.scan_planning.plans import NoSuchPlanIdException, NoSuchPlanTaskException, Plans
+
+WAREHOUSE = "whouse"
+SCHEMA = Schema(NestedField(1, "id", LongType(), required=False), NestedField(2, "name", StringType(), required=False))
+OWNER = Owner("alice", WAREHOUSE, ("ns",), "t")
+
+
+@pytest.fixture
+def catalog(tmp_path):
+    store = LocalStore(tmp_path)
+    catalog = Catalog(store)
+    catalog.warehouses.create({"name": WAREHOUSE})
+    catalog.namespaces.create(WAREHOUSE, {"namespace": ["ns"]})
+    catalog.tables.create(WAREHOUSE, ["ns"], {"name": "t", "schema": json.loads(SCHEMA.model_dump_json())})
+    table = ServiceCatalog(catalog.tables, store, WAREHOUSE).load_table(("ns", "t"))
+    for start in range(0, 50, 10):
+        table.append(pa.table({"id": pa.array(range(start, start + 10), pa.int64()),
+                               "name": [f"n{i}" for i in range(start, start + 10)]}))
+    return catalog
+
+
+def poll(planning: ScanPlanning, plan_id: str) -> dict:
+    for _ in range(600):
+        answer = planning.result(OWNER, plan_id)
+        if answer["status"] != "submitted":
+            return answer
+        time.sleep(0.05)
+    raise AssertionError("the plan never completed")
+
+
+def files(answer: dict) -> list[str]:
+    return sorted(task["data-file"]["file-path"] for task in answer["file-scan-tasks"])
+
+
+def test_a_slow_plan_is_submitted_then_polled(catalog):
+    waiting = ScanPlanning(catalog.ctx, catalog.tables, wait_s=0, page_tasks=2)
+    submitted = waiting.plan(OWNER, {"filter": {"type": "gt", "term": "id", "value": 15}})
+    assert submitted["status"] == "submitted" and submitted["plan-id"]
+    completed = poll(waiting, submitted["plan-id"])
+    assert completed["status"] == "completed" and len(completed["file-scan-tasks"]) == 2
+    pages = [completed] + [waiting.tasks(OWNER, token) for token in completed["plan-tasks"]]
+    planned = sorted(path for page in pages for path in files(page))
+
+    direct = catalog.scan_planning.plan(OWNER, {"filter": {"type": "gt", "term": "id", "value": 15}})
+    assert direct["status"] == "completed" and "plan-tasks" not in direct
+    assert planned == files(direct) and len(planned) == 4  # ids 0-9 pruned by their upper bound
+
+    # Another caller, or another table, sees no such plan.
+    for stranger in (Owner("bob", WAREHOUSE, ("ns",), "t"), Owner("alice", WAREHOUSE, ("ns",), "other")):
+        with pytest.raises(NoSuchPlanIdException):
+            waiting.result(stranger, submitted["plan-id"])
+        with pytest.raises(NoSuchPlanTaskException):
+            waiting.tasks(stranger, completed["plan-tasks"][0])
+    waiting.cancel(OWNER, submitted["plan-id"])
+    with pytest.raises(NoSuchPlanIdException):
+        waiting.result(OWNER, submitted["plan-id"])
+
+
+def test_a_cancelled_submitted_plan_is_gone(catalog):
+    waiting = ScanPlanning(catalog.ctx, catalog.tables, wait_s=0)
+    plan_id = waiting.plan(OWNER, {})["plan-id"]
+    waiting.cancel(OWNER, plan_id)
+    with pytest.raises(NoSuchPlanIdException):
+        waiting.result(OWNER, plan_id)
+
+
+def test_manifests_are_parsed_once(catalog):
+    planning = ScanPlanning(catalog.ctx, catalog.tables)
+    first = planning.plan(OWNER, {})
+    reads = planning.manifests.reads
+    assert reads == 5  # one manifest per append
+    again = planning.plan(OWNER, {"filter": {"type": "lt", "term": "id", "value": 12}})
+    assert planning.manifests.reads == reads and len(files(again)) == 2 and len(files(first)) == 5
+
+
+def test_plans_expire_and_their_tasks_are_bounded():
+    clock = [0.0]
+    plans = Plans(lifetime_s=60, max_tasks=6, now=lambda: clock[0])
+    page = {"file-scan-tasks": [{"data-file": {}}] * 2}
+    first = plans.add(OWNER, pages=[page, page])
+    second = plans.add(OWNER, pages=[page])
+    assert plans.page(f"{first}:1", OWNER) == page
+    third = plans.add(OWNER, pages=[page])  # 8 tasks held: the least recently used plan goes
+    with pytest.raises(NoSuchPlanIdException):
+        plans.get(second, OWNER)
+    assert plans.get(first, OWNER) and plans.get(third, OWNER)
+    clock[0] = 61
+    with pytest.raises(NoSuchPlanIdException):
+        plans.get(first, OWNER)
+    for token in (f"{third}:0", f"{third}:x", "nothing", ""):
+        with pytest.raises(NoSuchPlanTaskException):
+            plans.page(token, OWNER)
