@@ -6,14 +6,18 @@ PyPI packages' files."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import duckdb
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from aistor_lab.workbench import engines
-from aistor_lab.workbench.client import load_catalog
+from aistor_lab.workbench.client import AIStorError, load_catalog
 from aistor_lab.workbench.service_config import delta_storage_options
 
+from .conftest import documented_read_only_user
 from .engines_support import own_warehouse, pyiceberg_rows, seeded_table
 
 
@@ -67,6 +71,29 @@ def test_delta_tables_in_buckets(service, s3, bucket):
     read = con.execute(f"SELECT id, item FROM delta_scan('{location}') ORDER BY id").fetchall()
     assert read == sorted(zip(expected["id"].to_pylist(), expected["item"].to_pylist(), strict=True))
     assert read == [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
+
+
+def test_the_catalog_rules_hold_through_duckdb(server, service):
+    """A user with the documented read-only policy reads through DuckDB (OAuth2, vended credentials); its
+    insert is refused and the table is unchanged."""
+    identifier = seeded_table(server, service)
+    user, secret = documented_read_only_user(server, service.warehouse)
+    reader = dataclasses.replace(service, access_key=user, secret_key=secret)
+    con = engines.duckdb(service=reader, buckets=False)
+    assert sorted(con.execute(f"SELECT id, name FROM lake.{identifier}").fetchall()) == pyiceberg_rows(service, identifier)
+    # The credentials the catalog vends a reader are read-only: the new data file's PUT is refused.
+    with pytest.raises(duckdb.Error, match=r"Forbidden \(HTTP code 403\)"):
+        con.execute(f"INSERT INTO lake.{identifier} VALUES (100, 'name-100')")
+    assert pyiceberg_rows(service, identifier) == [(i, f"name-{i}") for i in range(10)]
+
+
+def test_a_warehouse_that_cannot_be_attached_is_one_clear_error(service):
+    with pytest.raises(AIStorError, match="cannot attach the warehouse 'no-such-warehouse'.*404"):
+        engines.duckdb("no-such-warehouse", service=service)
+    wrong_key = dataclasses.replace(service, secret_key="not-the-secret")
+    for auth in ("oauth2", "sigv4"):
+        with pytest.raises(AIStorError, match="401"):
+            engines.duckdb(service=wrong_key, auth=auth)
 
 
 def test_bad_arguments_are_refused_before_any_connection(service):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
+from ..client import AIStorError
 from ..service_config import CATALOG_SIGNING_NAME, ServiceConfig
 from ..spark.jars.kit import cache_home
 from .service import resolve
@@ -71,7 +72,8 @@ def duckdb(
     attached) attached as ``alias``: ``con.sql("SELECT * FROM lake.ns.events")``. ``auth``: how the
     catalog is called, ``"oauth2"`` (tables' files through vended credentials) or ``"sigv4"``.
     ``buckets``: also create an S3 secret for the service's buckets (Delta tables, Parquet files);
-    SigV4 always needs it. ``service``: that service instead of the environment's."""
+    SigV4 always needs it. ``service``: that service instead of the environment's. A warehouse that
+    cannot be attached (unknown, refused, unreachable) raises ``AIStorError`` with DuckDB's reason."""
     import duckdb as duckdb_module
 
     if auth not in ("oauth2", "sigv4"):
@@ -92,8 +94,13 @@ def duckdb(
         connection.execute(_s3_secret(service))
     warehouse = warehouse or service.warehouse
     if warehouse:
-        connection.execute(f"ATTACH {_text(warehouse)} AS {alias} "
-                           f"(TYPE iceberg, ENDPOINT {_text(service.endpoint + '/_iceberg')}, {_auth(connection, service, auth)})")
+        try:
+            connection.execute(f"ATTACH {_text(warehouse)} AS {alias} (TYPE iceberg, "
+                               f"ENDPOINT {_text(service.endpoint + '/_iceberg')}, {_auth(connection, service, auth)})")
+        except duckdb_module.Error as exc:
+            connection.close()
+            raise AIStorError(f"DuckDB cannot attach the warehouse {warehouse!r} of {service.endpoint} "
+                              f"({auth}): {str(exc).splitlines()[0]}") from None
     return connection
 
 
