@@ -58,3 +58,4 @@ def test_a_shared_table_through_the_delta_sharing_client(server, service, tmp_pa
     share, profile = share_profile(server, tmp_path, "lab", [f"events:uniform:{service.warehouse}:{namespace}:{name}"])
     shared = engines.polars_shared_table(profile, f"{share}.lab.events")
     assert frame_rows(shared) == pyiceberg_rows(service, identifier)
+    assert engines.polars_shared_table(profile, f"{share}.lab.events", limit=3).height == 3

@@ -131,7 +131,7 @@ function polars(node: ITreeNode): string {
       ENGINES_IMPORT,
       '',
       '# profile.share: download it from the side panel (Create token)',
-      `df = engines.polars_shared_table("profile.share", ${py(`${node.share}.${node.schema}.${node.label}`)})`,
+      `df = engines.polars_shared_table("profile.share", ${py(`${node.share}.${node.schema}.${node.label}`)}, limit=100)`,
       'df'
     ].join('\n');
   }

@@ -99,7 +99,7 @@ describe('snippets', () => {
     expect(code).toContain('delta_sharing.load_as_pandas(profile + "#sales-share.sales.orders", limit=100)');
     expect(snippet(sharedOrders, 'spark')).toContain('delta_sharing_table(spark, "profile.share#sales-share.sales.orders")');
     expect(snippet(sharedOrders, 'polars')).toContain(
-      'engines.polars_shared_table("profile.share", "sales-share.sales.orders")'
+      'engines.polars_shared_table("profile.share", "sales-share.sales.orders", limit=100)'
     );
   });
 

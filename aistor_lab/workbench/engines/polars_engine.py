@@ -34,10 +34,12 @@ def polars_scan_iceberg(identifier: str, warehouse: str | None = None, *, snapsh
     return pl.scan_iceberg(table, snapshot_id=snapshot_id, storage_options=polars_storage_options(service))
 
 
-def polars_shared_table(profile: str, table: str, *, version: int | None = None) -> pl.DataFrame:
+def polars_shared_table(profile: str, table: str, *, version: int | None = None,
+                        limit: int | None = None) -> pl.DataFrame:
     """A Delta Sharing table (``share.schema.table``) read through the delta-sharing client with the
-    profile file ``profile``, as a Polars DataFrame."""
+    profile file ``profile`` (at ``version``, else the latest; its first ``limit`` rows, else all), as a
+    Polars DataFrame."""
     import delta_sharing
     import polars as pl
 
-    return pl.from_pandas(delta_sharing.load_as_pandas(f"{profile}#{table}", version=version))
+    return pl.from_pandas(delta_sharing.load_as_pandas(f"{profile}#{table}", limit=limit, version=version))
