@@ -99,8 +99,11 @@ def test_view_create_list_show_rename_drop(aistor, server, warehouse):
 
     ok(aistor("view", "rename", ALIAS, warehouse, "sales", "monthly", "jan", "--namespace", "old"))
     assert catalog.list_views("sales") == [] and catalog.list_views("old") == [("old", "jan")]
+    assert "exists" in ok(aistor("view", "exists", ALIAS, warehouse, "old", "jan"))
     ok(aistor("view", "drop", ALIAS, warehouse, "old", "jan"))
     assert catalog.list_views("old") == []
+    gone = aistor("view", "exists", ALIAS, warehouse, "old", "jan")
+    assert gone.returncode == 1 and "does not exist" in gone.stderr
     # Bad input says what is wrong and changes nothing.
     bad = aistor("view", "create", ALIAS, warehouse, "sales", "v", "--sql", "spark:SELECT 1", "--sql", "spark:SELECT 2")
     assert bad.returncode == 2 and "one per dialect" in bad.stderr

@@ -86,7 +86,7 @@ class Catalog:
     def config(self, warehouse: str | None) -> dict:
         """The /v1/config response for a warehouse: its name is the ``prefix`` of every route. Without
         one (the spec makes it optional) the server's defaults and overrides, with no prefix."""
-        prefix = {}
+        prefix: dict[str, str] = {}
         if warehouse:
             check_warehouse_name(warehouse)
             self.ctx.warehouse(warehouse)

@@ -296,6 +296,8 @@ COMMANDS: list[Command] = [
     Command("view list", "list the views of a namespace", view_do.view_list, [WAREHOUSE, NAMESPACE], aliases=("ls",)),
     Command("view show", "the SQL, schema, versions and properties of a view", view_do.view_show,
             [WAREHOUSE, NAMESPACE, VIEW], aliases=("info",)),
+    Command("view exists", "whether a view exists (exit code 1 when it does not)", view_do.view_exists,
+            [WAREHOUSE, NAMESPACE, VIEW]),
     Command("view drop", "drop a view", view_do.view_drop, [WAREHOUSE, NAMESPACE, VIEW], aliases=("rm", "remove")),
     Command("view rename", "rename a view (--namespace: into another namespace of the warehouse)",
             view_do.view_rename, [WAREHOUSE, NAMESPACE, VIEW, *RENAME_TO]),

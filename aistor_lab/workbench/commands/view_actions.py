@@ -1,4 +1,4 @@
-"""The ``view`` commands (mc's ``mc table view ...``: create, list, show, drop, rename) and the rename of
+"""The ``view`` commands (mc's ``mc table view ...``: create, list, show, exists, drop, rename) and the rename of
 tables and views, all through the catalog's own endpoints."""
 
 from __future__ import annotations
@@ -82,6 +82,13 @@ def view_show(ctx: Context, args: argparse.Namespace) -> Result:
         ("Properties", Rows(["key", "value"], sorted((metadata.get("properties") or {}).items()))),
     ]
     return Sections(parts, {"metadata-location": loaded.get("metadata-location"), "metadata": metadata})
+
+
+def view_exists(ctx: Context, args: argparse.Namespace) -> Result:
+    """As mc's: success when the view exists; the service's "does not exist" error (exit 1) otherwise."""
+    ctx.client.load_view(args.warehouse, args.namespace, args.view)
+    name = f"{_dotted(args.namespace)}.{args.view}"
+    return Message(f"View '{name}' exists in warehouse '{args.warehouse}'.", {"exists": True})
 
 
 def view_drop(ctx: Context, args: argparse.Namespace) -> Result:
