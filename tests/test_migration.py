@@ -357,3 +357,26 @@ def test_from_seaweedfs_rest_catalog(server, aistor, target_warehouse, tmp_path)
     finally:
         peers.stop_all([seaweed])
     assert_same_table(wanted, target_catalog(server, target_warehouse).load_table("weed.events"), target_warehouse)
+
+
+def test_tables_already_in_the_warehouse_are_registered_in_place(server, aistor, target_warehouse, tmp_path):
+    """A SQL catalog that kept its tables in the warehouse's bucket (the service as storage only, the first
+    step of a gradual move): nothing is copied, the metadata file is registered where it is."""
+    storage = {"s3.endpoint": server.endpoint, "s3.access-key-id": ROOT_USER, "s3.secret-access-key": ROOT_PASSWORD,
+               "s3.path-style-access": "true", "s3.region": "us-east-1"}
+    source = SqlCatalog("default", uri=f"sqlite:///{tmp_path / 'catalog.db'}",
+                        warehouse=f"s3://{target_warehouse}/external-catalog", **storage)
+    source.create_namespace("ops")
+    table = source.create_table(("ops", "jobs"), SCHEMA)
+    table.append(ROWS[0])
+    table.append(ROWS[1])
+    objects_before = sorted(target_objects(server, target_warehouse))
+
+    result = aistor("table", "migrate", "target", f"sqlite:///{tmp_path / 'catalog.db'}", target_warehouse,
+                    *(f"-P{key}={value}" for key, value in storage.items()))
+    assert "registered in place" in result.stdout and "yes" in result.stdout  # the text report
+    assert sorted(target_objects(server, target_warehouse)) == objects_before
+    loaded = catalog_call(server, "GET", f"/v1/{target_warehouse}/namespaces/ops/tables/jobs")[1]
+    assert loaded["metadata-location"] == source.load_table("ops.jobs").metadata_location
+    migrated = target_catalog(server, target_warehouse).load_table("ops.jobs")
+    assert checksum(migrated.scan().to_arrow()) == checksum(pa.concat_tables(ROWS[:2]))

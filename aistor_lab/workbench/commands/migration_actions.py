@@ -9,7 +9,17 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .. import aliases
-from ..migration import FAILED, Migration, MigrationError, TableReport, open_source, rest_properties
+from ..migration import (
+    ALREADY,
+    COPIED,
+    FAILED,
+    IN_PLACE,
+    Migration,
+    MigrationError,
+    TableReport,
+    open_source,
+    rest_properties,
+)
 from ..migration.sources import REST_SCHEMES, SQL_SCHEMES
 from ..service_config import catalog_properties
 from .actions import Context, UsageError
@@ -71,11 +81,17 @@ def _data(report: TableReport) -> dict:
             "target": asdict(report.target) if report.target else None, "parity": report.in_parity}
 
 
+# What a dry run says it would do.
+_PLANNED = {COPIED: "copy and register", IN_PLACE: "register in place", ALREADY: "registered: copy what is missing"}
+
+
 def _plan(reports: list[TableReport], description: str) -> Result:
-    rows = [[r.table, r.outcome if not r.message else f"{r.outcome}: {r.message}", r.files_copied, r.files_present,
+    rows = [[r.table, _PLANNED.get(r.outcome, r.outcome) + (f": {r.message}" if r.message else ""),
+             r.files_copied, r.files_present,
              human_size(r.bytes_copied), r.metadata_location] for r in reports]
-    return Rows(["table", f"plan (dry run, from {description})", "files to copy", "files there", "bytes to copy",
-                 "target metadata"], rows, data={"dry-run": True, "tables": [_data(r) for r in reports]},
+    return Rows(["table", "plan (dry run)", "files to copy", "files there", "bytes to copy",
+                 "target metadata"], rows,
+                data={"dry-run": True, "source": description, "tables": [_data(r) for r in reports]},
                 empty="no tables in the source")
 
 

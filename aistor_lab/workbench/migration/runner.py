@@ -59,7 +59,8 @@ class TableReport:
 
 
 class Migration:
-    """Migrates tables into ``warehouse`` of the service ``client`` reaches; ``dry_run``: plan only."""
+    """Migrates tables into ``warehouse`` of the service ``client`` reaches; ``dry_run``: plan only;
+    ``progress``: a bar per table where someone watches (progress.interactive)."""
 
     def __init__(self, client: AIStorClient, warehouse: str, *, dry_run: bool = False, progress: bool = False):
         from pyiceberg.io import load_file_io
@@ -150,7 +151,7 @@ class Migration:
             self._count_missing(table, unique.values(), paths, report)
             return
         total = sum((m.added_files_count or 0) + (m.existing_files_count or 0) for m in unique.values())
-        with progress_bar(self.progress, total=total, desc=table.dotted, unit="file") as bar, \
+        with progress_bar(None if self.progress else False, total=total, desc=table.dotted, unit="file") as bar, \
                 ThreadPoolExecutor(COPY_WORKERS) as pool:
             def done(copied: bool, size: int) -> None:
                 report.file_done(copied, size)
