@@ -10,6 +10,7 @@ from contextlib import contextmanager
 import pyarrow as pa
 
 from aistor_lab.workbench import engines
+from aistor_lab.workbench.client import AIStorClient, load_catalog
 from aistor_lab.workbench.service_config import ServiceConfig
 
 from .conftest import ROOT_PASSWORD, ROOT_USER, catalog_call
@@ -33,17 +34,12 @@ def own_warehouse(server, kind: str) -> Iterator[ServiceConfig]:
         assert catalog_call(server, "DELETE", f"/v1/warehouses/{name}?force=true")[0] == 204
 
 
-def new_namespace(server, service: ServiceConfig) -> str:
-    name = f"ns_{uuid.uuid4().hex[:8]}"
-    assert catalog_call(server, "POST", f"/v1/{service.warehouse}/namespaces", {"namespace": [name]})[0] == 200
-    return name
-
-
 def seeded_table(server, service: ServiceConfig, ids=range(10)) -> str:
-    """A new table written by PyIceberg with ``rows(ids)``; its identifier ``namespace.table``."""
-    from aistor_lab.workbench.client import load_catalog
-
-    identifier = f"{new_namespace(server, service)}.events"
+    """A new table written by PyIceberg with ``rows(ids)`` in a new namespace; its identifier
+    ``namespace.table``. (Through the workbench's clients, which trust the service's CA if it has one.)"""
+    namespace = f"ns_{uuid.uuid4().hex[:8]}"
+    AIStorClient(service).create_namespace(service.warehouse, namespace)
+    identifier = f"{namespace}.events"
     table = load_catalog(service=service).create_table(identifier, schema=ARROW_SCHEMA)
     table.append(rows(ids))
     return identifier

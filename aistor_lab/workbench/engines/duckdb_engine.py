@@ -88,8 +88,8 @@ def duckdb(
     })
     for name in EXTENSIONS:
         connection.execute(f"LOAD {_text(str(extension_file(name)))}")
-    if service.ca_bundle:
-        connection.execute(f"SET ca_cert_file = {_text(service.ca_bundle)}")
+    if isinstance(service.verify, str):  # a private CA's bundle: httpfs' curl trusts only what it is told
+        connection.execute(f"SET ca_cert_file = {_text(service.verify)}")
     if buckets or auth == "sigv4":
         connection.execute(_s3_secret(service))
     warehouse = warehouse or service.warehouse
