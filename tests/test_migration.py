@@ -212,14 +212,19 @@ def test_a_run_that_fails_half_way_is_resumed_by_the_next(server, aistor, target
 def test_register_a_metadata_file_of_the_warehouse(server, aistor, target_warehouse, tmp_path):
     source = sqlite_catalog(tmp_path)
     source.create_namespace("shop")
-    source.create_table(("shop", "items"), SCHEMA).append(ROWS[0])
+    items = source.create_table(("shop", "items"), SCHEMA, properties={"format-version": "1"})
+    items.append(ROWS[0])
+    items.append(ROWS[1])
+    wanted = expected(source.load_table("shop.items"))
     row = migrate(aistor, f"sqlite:///{tmp_path / 'catalog.db'}", target_warehouse)["tables"][0]
+    assert row["parity"] is True  # a format-version 1 table: v1 manifests and manifest lists written
+    assert_same_table(wanted, target_catalog(server, target_warehouse).load_table("shop.items"), target_warehouse)
 
     answer = json.loads(aistor("table", "register", "target", target_warehouse, "shop", "items_again",
                                row["metadata-location"], "--json").stdout)
     assert answer["metadata-location"] == row["metadata-location"]
     again = target_catalog(server, target_warehouse).load_table("shop.items_again")
-    assert checksum(again.scan().to_arrow()) == checksum(ROWS[0])
+    assert checksum(again.scan().to_arrow()) == wanted["current"]
 
     # A table that exists, or a file outside the warehouse: refused, nothing changes.
     taken = aistor("table", "register", "target", target_warehouse, "shop", "items", row["metadata-location"],
@@ -229,6 +234,19 @@ def test_register_a_metadata_file_of_the_warehouse(server, aistor, target_wareho
                      "s3://another-bucket/t/metadata/v1.metadata.json", check=False)
     assert outside.returncode == 1 and "outside warehouse" in outside.stderr
     assert catalog_call(server, "GET", f"/v1/{target_warehouse}/namespaces/shop/tables/elsewhere")[0] == 404
+
+
+def test_bad_sources_are_refused_with_a_reason(server, aistor, target_warehouse, tmp_path):
+    for source, reason in ((str(tmp_path / "no-such-dir"), "no directory of Hadoop tables"),
+                           ("nobody/lake", "unknown alias 'nobody'"),
+                           ("ftp://example.com/catalog", "unknown source")):
+        result = migrate(aistor, source, target_warehouse, check=False)
+        assert result.returncode != 0 and reason in result.stderr, result.stderr
+    missing_target = migrate(aistor, str(tmp_path), "no-such-warehouse", check=False)
+    assert missing_target.returncode == 1 and "no warehouse 'no-such-warehouse'" in missing_target.stderr
+    both = migrate(aistor, "https://example.com/catalog", target_warehouse, "--credential", "a:b",
+                   "--sigv4", "k", "s", "us-east-1", check=False)
+    assert both.returncode == 2 and "not both" in both.stderr
 
 
 def test_format_version_3_is_refused_with_a_reason(server, aistor, target_warehouse, tmp_path):

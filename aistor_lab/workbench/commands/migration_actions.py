@@ -51,8 +51,9 @@ def _source_properties(args: argparse.Namespace) -> dict[str, str]:
 
 def _aliased(source: str) -> dict | None:
     """``ALIAS/WAREHOUSE`` (a service of ``aistor alias list``) as PyIceberg's properties, unless SOURCE
-    is a URI or an existing local path."""
-    if urlsplit(source).scheme in (*REST_SCHEMES, *SQL_SCHEMES, "file") or Path(source).expanduser().exists():
+    is a URI or a local path (one that exists, or starts with /, . or ~)."""
+    local = source.startswith(("/", ".", "~")) or Path(source).expanduser().exists()
+    if local or "://" in source or urlsplit(source).scheme in (*REST_SCHEMES, *SQL_SCHEMES, "file"):
         return None
     alias, _, warehouse = source.partition("/")
     if not warehouse:

@@ -163,14 +163,19 @@ class ManifestRewriter:
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
 
-        with self.source_io.new_input(source).open() as reader:
-            table = pq.read_table(reader)  # delete files are small: positions, not rows
-        index = table.schema.get_field_index("file_path")
-        encoded = table.column(index).combine_chunks().dictionary_encode()
-        moved = pa.array([self.paths(path) for path in encoded.dictionary.to_pylist()], pa.string())
-        table = table.set_column(index, table.schema.field(index), pc.take(moved, encoded.indices))
-        with self.target_io.new_output(target).create(overwrite=True) as writer:
-            pq.write_table(table, writer)
+        # Batch by batch: a delete file of a big table may hold millions of positions.
+        with self.source_io.new_input(source).open() as reader, \
+                self.target_io.new_output(target).create(overwrite=True) as output:
+            parquet = pq.ParquetFile(reader)
+            schema = parquet.schema_arrow  # with the columns' field ids, which readers match by
+            index = schema.get_field_index("file_path")
+            with pq.ParquetWriter(output, schema) as writer:
+                for batch in parquet.iter_batches():
+                    encoded = batch.column(index).dictionary_encode()
+                    moved = pa.array([self.paths(path) for path in encoded.dictionary.to_pylist()], pa.string())
+                    columns = list(batch.columns)
+                    columns[index] = pc.take(moved, encoded.indices).cast(schema.field(index).type)
+                    writer.write_batch(pa.RecordBatch.from_arrays(columns, schema=schema))
         return len(self.target_io.new_input(target))
 
     # -- manifest lists ---------------------------------------------------------------------------
