@@ -55,11 +55,12 @@ def _iso(epoch_seconds: float | None) -> str:
     return datetime.datetime.fromtimestamp(epoch_seconds, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _ms(epoch_ms: int | None) -> str:
+def epoch_ms_text(epoch_ms: int | None) -> str:
+    """An Iceberg time (epoch milliseconds) as ISO 8601 UTC; "" for none."""
     return "" if epoch_ms is None else _iso(epoch_ms / 1000)
 
 
-def _dotted(namespace: str | list[str]) -> str:
+def dotted_namespace(namespace: str | list[str]) -> str:
     return ".".join(namespace_levels(namespace))
 
 
@@ -67,11 +68,13 @@ def _snapshot_id(value: int | None) -> str:
     return "(none)" if value in (None, -1) else str(value)
 
 
-def _type_text(value: Any) -> str:
+def type_text(value: Any) -> str:
+    """A column's Iceberg type as shown: primitives as named, nested types by their kind."""
     return value if isinstance(value, str) else value.get("type", "struct") if isinstance(value, dict) else str(value)
 
 
-def _bad_input(call: Callable[[], Any]) -> Any:
+def bad_input(call: Callable[[], Any]) -> Any:
+    """``call()``, with a schema, partition or property text it could not read as a usage error."""
     try:
         return call()
     except SchemaTextError as exc:
@@ -111,9 +114,9 @@ def warehouse_delete(ctx: Context, args: argparse.Namespace) -> Result:
 
 
 def namespace_create(ctx: Context, args: argparse.Namespace) -> Result:
-    properties = _bad_input(lambda: parse_properties(args.property))
+    properties = bad_input(lambda: parse_properties(args.property))
     created = ctx.client.create_namespace(args.warehouse, args.namespace, properties)
-    return Message(f"Namespace '{_dotted(args.namespace)}' created in warehouse '{args.warehouse}'.", created)
+    return Message(f"Namespace '{dotted_namespace(args.namespace)}' created in warehouse '{args.warehouse}'.", created)
 
 
 def namespace_list(ctx: Context, args: argparse.Namespace) -> Result:
@@ -123,7 +126,7 @@ def namespace_list(ctx: Context, args: argparse.Namespace) -> Result:
 
 def namespace_delete(ctx: Context, args: argparse.Namespace) -> Result:
     ctx.client.delete_namespace(args.warehouse, args.namespace)
-    return Message(f"Namespace '{_dotted(args.namespace)}' deleted from warehouse '{args.warehouse}'.")
+    return Message(f"Namespace '{dotted_namespace(args.namespace)}' deleted from warehouse '{args.warehouse}'.")
 
 
 # -- tables ---------------------------------------------------------------------------------------
@@ -132,11 +135,11 @@ def namespace_delete(ctx: Context, args: argparse.Namespace) -> Result:
 def table_create(ctx: Context, args: argparse.Namespace) -> Result:
     if not args.schema:
         raise UsageError("a schema is required: --schema JSON (or, in %%aistor, the schema as the cell body)")
-    schema = _bad_input(lambda: parse_schema(args.schema))
-    spec = _bad_input(lambda: parse_partition(args.partition, schema)) if args.partition else None
-    properties = _bad_input(lambda: parse_properties(args.property))
+    schema = bad_input(lambda: parse_schema(args.schema))
+    spec = bad_input(lambda: parse_partition(args.partition, schema)) if args.partition else None
+    properties = bad_input(lambda: parse_properties(args.property))
     loaded = ctx.client.create_table(args.warehouse, args.namespace, args.table, schema, spec, properties)
-    data = {"warehouse": args.warehouse, "namespace": _dotted(args.namespace), "table": args.table,
+    data = {"warehouse": args.warehouse, "namespace": dotted_namespace(args.namespace), "table": args.table,
             "location": loaded["metadata"]["location"], "metadata-location": loaded.get("metadata-location")}
     return Message(f"Table '{data['namespace']}.{args.table}' created in warehouse '{args.warehouse}'.", data)
 
@@ -167,20 +170,20 @@ def table_info(ctx: Context, args: argparse.Namespace) -> Result:
     spec = current_partition_spec(metadata)
     columns = {f["id"]: f["name"] for f in schema.get("fields", [])}
     summary = Fields([
-        ("Table", f"{_dotted(args.namespace)}.{args.table}"),
+        ("Table", f"{dotted_namespace(args.namespace)}.{args.table}"),
         ("Warehouse", args.warehouse),
         ("Location", metadata.get("location")),
         ("UUID", metadata.get("table-uuid")),
         ("Format version", metadata.get("format-version")),
         ("Current snapshot", _snapshot_id(metadata.get("current-snapshot-id"))),
         ("Snapshots", len(metadata.get("snapshots") or [])),
-        ("Last updated", _ms(metadata.get("last-updated-ms"))),
+        ("Last updated", epoch_ms_text(metadata.get("last-updated-ms"))),
         ("Metadata", loaded.get("metadata-location")),
     ])
     parts = [
         (None, summary),
         ("Schema", Rows(["id", "name", "type", "required"],
-                        [[f["id"], f["name"], _type_text(f["type"]), f.get("required", False)]
+                        [[f["id"], f["name"], type_text(f["type"]), f.get("required", False)]
                          for f in schema.get("fields", [])])),
         ("Partition spec", Rows(["name", "transform", "source"],
                                 [[f["name"], f["transform"], columns.get(f.get("source-id"), f.get("source-id"))]
@@ -195,7 +198,7 @@ def table_snapshots(ctx: Context, args: argparse.Namespace) -> Result:
     metadata = ctx.client.load_table(args.warehouse, args.namespace, args.table)["metadata"]
     snapshots = sorted(metadata.get("snapshots") or [], key=lambda s: s.get("sequence-number", 0))
     rows = [
-        [s["snapshot-id"], s.get("parent-snapshot-id"), _ms(s.get("timestamp-ms")),
+        [s["snapshot-id"], s.get("parent-snapshot-id"), epoch_ms_text(s.get("timestamp-ms")),
          s.get("summary", {}).get("operation"), s.get("summary", {}).get("added-records"),
          s.get("summary", {}).get("total-records")]
         for s in snapshots
@@ -227,7 +230,7 @@ def table_import(ctx: Context, args: argparse.Namespace) -> Result:
 
 def table_delete(ctx: Context, args: argparse.Namespace) -> Result:
     ctx.client.delete_table(args.warehouse, args.namespace, args.table, purge=args.purge)
-    return Message(f"Table '{_dotted(args.namespace)}.{args.table}' deleted from warehouse '{args.warehouse}'.")
+    return Message(f"Table '{dotted_namespace(args.namespace)}.{args.table}' deleted from warehouse '{args.warehouse}'.")
 
 
 # -- shares and tokens ----------------------------------------------------------------------------

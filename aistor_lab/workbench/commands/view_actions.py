@@ -7,7 +7,7 @@ import argparse
 import re
 
 from ..client import ServiceError
-from .actions import Context, UsageError, _bad_input, _dotted, _ms, _type_text
+from .actions import Context, UsageError, bad_input, dotted_namespace, epoch_ms_text, type_text
 from .results import Fields, Message, Result, Rows, Sections
 from .schema_text import parse_properties, parse_schema
 
@@ -37,9 +37,9 @@ def view_create(ctx: Context, args: argparse.Namespace) -> Result:
     if not args.sql:
         raise UsageError("a query is required: --sql '[DIALECT:]SELECT ...' (or, in %%aistor, the cell body)")
     sql_texts = [args.sql] if isinstance(args.sql, str) else args.sql  # a %%aistor cell body is one query
-    schema = _bad_input(lambda: parse_schema(args.schema)) if args.schema else NO_COLUMNS
-    properties = _bad_input(lambda: parse_properties(args.attr))
-    name = f"{_dotted(args.namespace)}.{args.view}"
+    schema = bad_input(lambda: parse_schema(args.schema)) if args.schema else NO_COLUMNS
+    properties = bad_input(lambda: parse_properties(args.attr))
+    name = f"{dotted_namespace(args.namespace)}.{args.view}"
     try:
         created = ctx.client.create_view(args.warehouse, args.namespace, args.view, schema,
                                          representations(sql_texts), properties)
@@ -63,21 +63,21 @@ def view_show(ctx: Context, args: argparse.Namespace) -> Result:
                     if v.get("version-id") == metadata.get("current-version-id")), {})
     schema = next((s for s in metadata.get("schemas", []) if s.get("schema-id") == version.get("schema-id")), {})
     summary = Fields([
-        ("View", f"{_dotted(args.namespace)}.{args.view}"),
+        ("View", f"{dotted_namespace(args.namespace)}.{args.view}"),
         ("Warehouse", args.warehouse),
         ("Location", metadata.get("location")),
         ("UUID", metadata.get("view-uuid")),
         ("Current version", version.get("version-id")),
         ("Versions", len(metadata.get("versions") or [])),
         ("Default namespace", ".".join(version.get("default-namespace") or [])),
-        ("Updated", _ms(version.get("timestamp-ms"))),
+        ("Updated", epoch_ms_text(version.get("timestamp-ms"))),
         ("Metadata", loaded.get("metadata-location")),
     ])
     parts = [
         (None, summary),
         ("SQL", Rows(["dialect", "sql"], [[r.get("dialect"), r.get("sql")] for r in version.get("representations", [])])),
         ("Schema", Rows(["id", "name", "type", "required"],
-                        [[f["id"], f["name"], _type_text(f["type"]), f.get("required", False)]
+                        [[f["id"], f["name"], type_text(f["type"]), f.get("required", False)]
                          for f in schema.get("fields", [])], empty="(no columns given)")),
         ("Properties", Rows(["key", "value"], sorted((metadata.get("properties") or {}).items()))),
     ]
@@ -87,20 +87,20 @@ def view_show(ctx: Context, args: argparse.Namespace) -> Result:
 def view_exists(ctx: Context, args: argparse.Namespace) -> Result:
     """As mc's: success when the view exists; the service's "does not exist" error (exit 1) otherwise."""
     ctx.client.load_view(args.warehouse, args.namespace, args.view)
-    name = f"{_dotted(args.namespace)}.{args.view}"
+    name = f"{dotted_namespace(args.namespace)}.{args.view}"
     return Message(f"View '{name}' exists in warehouse '{args.warehouse}'.", {"exists": True})
 
 
 def view_drop(ctx: Context, args: argparse.Namespace) -> Result:
     ctx.client.delete_view(args.warehouse, args.namespace, args.view)
-    return Message(f"View '{_dotted(args.namespace)}.{args.view}' dropped from warehouse '{args.warehouse}'.")
+    return Message(f"View '{dotted_namespace(args.namespace)}.{args.view}' dropped from warehouse '{args.warehouse}'.")
 
 
 def _rename(ctx: Context, args: argparse.Namespace, kind: str, name: str) -> Result:
     """A table's or view's rename; ``--namespace`` moves it to another namespace of the warehouse."""
     target_namespace = args.to_namespace or args.namespace
     ctx.client.rename(kind, args.warehouse, (args.namespace, name), (target_namespace, args.new_name))
-    old, new = f"{_dotted(args.namespace)}.{name}", f"{_dotted(target_namespace)}.{args.new_name}"
+    old, new = f"{dotted_namespace(args.namespace)}.{name}", f"{dotted_namespace(target_namespace)}.{args.new_name}"
     return Message(f"{kind[:-1].capitalize()} '{old}' renamed to '{new}' in warehouse '{args.warehouse}'.",
                    {"warehouse": args.warehouse, "from": old, "to": new})
 
