@@ -298,7 +298,7 @@ def test_from_another_aistor_lab_over_rest(server, aistor, target_warehouse, tmp
 @pytest.mark.timeout(1200)
 def test_from_a_hadoop_directory_with_position_deletes(server, aistor, target_warehouse, tmp_path):
     """Spark's hadoop catalog: a partitioned v2 table with merge-on-read deletes and an update (position
-    delete files, whose paths are rewritten), a tag, and a partition spec evolved."""
+    delete files, whose paths are rewritten), a tag, a partition spec evolved and table statistics."""
     from pyiceberg.table import StaticTable
 
     from aistor_lab.workbench.spark.jars.kit import ensure_kit
@@ -325,7 +325,7 @@ def test_from_a_hadoop_directory_with_position_deletes(server, aistor, target_wa
         "UPDATE hc.sales.orders SET amount = 99.0 WHERE id = 4",
         "ALTER TABLE hc.sales.orders ADD PARTITION FIELD bucket(4, id)",
         "INSERT INTO hc.sales.orders VALUES (7, 'Lisbon', 70.0)",
-        "SELECT count(*) FROM hc.sales.orders",
+        "CALL hc.system.compute_table_stats(table => 'sales.orders')",  # a Puffin statistics file
     ])
     folder = lake / "sales" / "orders" / "metadata"
     version = (folder / "version-hint.text").read_text().strip()
@@ -343,6 +343,11 @@ def test_from_a_hadoop_directory_with_position_deletes(server, aistor, target_wa
     migrated = target_catalog(server, target_warehouse).load_table("sales.orders")
     assert_same_table(wanted, migrated, target_warehouse)
     assert len(migrated.metadata.partition_specs) == 2 and "before-deletes" in migrated.metadata.refs
+    (statistics,) = migrated.metadata.statistics
+    assert statistics.statistics_path.startswith(f"s3://{target_warehouse}/")
+    with migrated.io.new_input(statistics.statistics_path).open() as puffin:
+        data = puffin.read()
+    assert len(data) == statistics.file_size_in_bytes and data.startswith(b"PFA1")
 
 
 # -- SeaweedFS's REST catalog -------------------------------------------------------------------------------
