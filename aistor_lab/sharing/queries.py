@@ -3,9 +3,9 @@ or streaming from a version) and the change data feed.
 
 Version rules, as the reference server applies them: ``version``/``timestamp``/``startingVersion``
 are mutually exclusive; a version outside the table's history, or a timestamp before its first
-commit, is INVALID_PARAMETER_VALUE (a ``version`` that is no version number but the snapshot id of
-one, for Iceberg tables, chooses that version: AIStor's time travel by snapshot id); ``startingTimestamp`` means the first version committed at or
-after it. The response format is the one asked for; when the client accepts both, parquet unless
+commit, is INVALID_PARAMETER_VALUE (but a ``version`` that is the snapshot id of one of an Iceberg
+table's versions chooses that version: AIStor's time travel by snapshot id); ``startingTimestamp``
+means the first version committed at or after it. The response format is the one asked for; when the client accepts both, parquet unless
 the table's protocol needs a newer reader. A table that needs a reader feature the client did not
 declare (column mapping, deletion vectors actually in use) is refused in a clear error rather than
 served wrong. Hints (predicates, limit) only ever drop files that cannot matter.

@@ -1,5 +1,5 @@
-"""The ``view`` commands (mc's ``mc table view ...``: create, list, show, exists, drop, rename) and the rename of
-tables and views, all through the catalog's own endpoints."""
+"""The ``view`` commands (mc's ``mc table view ...``: create, list, show, exists, drop, rename) and the
+rename of tables and views, all through the catalog's own endpoints."""
 
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ def view_create(ctx: Context, args: argparse.Namespace) -> Result:
                                          representations(sql_texts), properties)
     except ServiceError as exc:
         if args.ignore_existing and exc.status == 409:
-            return Message(f"View '{name}' already exists in warehouse '{args.warehouse}'.")
+            # Tables and views share one name space: the name may be a table's.
+            return Message(f"'{name}' already exists in warehouse '{args.warehouse}': nothing created.")
         raise
     return Message(f"View '{name}' created in warehouse '{args.warehouse}'.",
                    {"metadata-location": created.get("metadata-location"), "metadata": created["metadata"]})
