@@ -398,6 +398,7 @@ def test_tables_already_in_the_warehouse_are_registered_in_place(server, aistor,
     result = aistor("table", "migrate", "target", f"sqlite:///{tmp_path / 'catalog.db'}", target_warehouse,
                     *(f"-P{key}={value}" for key, value in storage.items()))
     assert "registered in place" in result.stdout and "yes" in result.stdout  # the text report
+    assert result.stderr == ""  # no progress bar where nobody watches
     assert sorted(target_objects(server, target_warehouse)) == objects_before
     loaded = catalog_call(server, "GET", f"/v1/{target_warehouse}/namespaces/ops/tables/jobs")[1]
     assert loaded["metadata-location"] == source.load_table("ops.jobs").metadata_location

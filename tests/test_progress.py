@@ -33,5 +33,5 @@ def test_no_bar_where_nobody_watches(capsys):
 
 def test_the_commands_with_their_own_output_are_left_alone():
     own = sorted(command.name for command in COMMANDS if command.own_progress)
-    assert own == ["cat", "cp", "spark"]
+    assert own == ["cat", "cp", "spark", "table migrate"]
     assert isinstance(progress.progress_bar(False), tqdm)
