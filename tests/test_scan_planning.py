@@ -163,6 +163,27 @@ def plan_path(warehouse: str, table: str = "events") -> str:
     return f"/v1/{warehouse}/namespaces/db/tables/{table}"
 
 
+def test_use_snapshot_schema_binds_the_filter_to_the_snapshots_schema(server, warehouse, catalogs):
+    """A column renamed after a snapshot: time travel with use-snapshot-schema filters by its old name."""
+    client, _ = catalogs
+    table = client.create_table("db.renamed", SCHEMA)
+    table.append(batch(0, 8))
+    old_snapshot = table.current_snapshot().snapshot_id
+    with table.update_schema() as update:
+        update.rename_column("category", "kind")
+    table.append(batch(8, 8).rename_columns(["id", "kind", "day"]))
+    request = {"snapshot-id": old_snapshot, "filter": {"type": "eq", "term": "category", "value": "beta"}}
+    status, body = catalog_call(server, "POST", plan_path(warehouse, "renamed") + "/plan",
+                                {**request, "use-snapshot-schema": True})
+    assert status == 200 and len(body["file-scan-tasks"]) == 1, body
+    status, body = catalog_call(server, "POST", plan_path(warehouse, "renamed") + "/plan", request)
+    assert status == 400 and "category" in body["error"]["message"]
+    status, body = catalog_call(server, "POST", plan_path(warehouse, "renamed") + "/plan",
+                                {"filter": {"type": "eq", "term": "kind", "value": "beta"}})
+    assert status == 200 and len(body["file-scan-tasks"]) == 2
+    client.drop_table("db.renamed")
+
+
 def test_incremental_append_scan(server, warehouse, catalogs, evolved_table):
     appends = [s for s in evolved_table.snapshots() if s.summary.operation.value == "append"]
     start, end = appends[1].snapshot_id, appends[4].snapshot_id
