@@ -110,6 +110,19 @@ class ServerProcess:
                 time.sleep(0.2)
         raise TimeoutError(f"{self.name} not answering S3 after {timeout} s: {last_error}\n{self.log_tail()}")
 
+    def wait_listening(self, timeout: float) -> None:
+        """Wait until the endpoint's port accepts connections."""
+        host, port = self.endpoint.removeprefix("http://").split(":")
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with code {self.proc.returncode}\n{self.log_tail()}")
+            with socket.socket() as sock:
+                if sock.connect_ex((host, int(port))) == 0:
+                    return
+            time.sleep(0.2)
+        raise TimeoutError(f"{self.name} not listening after {timeout} s\n{self.log_tail()}")
+
     def signal(self, sig: int) -> None:
         if self.proc is not None and self.proc.poll() is None:
             try:
@@ -216,12 +229,7 @@ def seaweedfs(workdir: Path, table_bucket: str | None = None) -> ServerProcess:
     data, tmp = workdir / "data", workdir / "tmp"
     data.mkdir(parents=True)
     tmp.mkdir()
-    identities = workdir / "s3.json"
-    identities.write_text(json.dumps({"identities": [{
-        "name": "bench",
-        "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
-        "actions": ["Admin", "Read", "Write", "List", "Tagging"],
-    }]}))
+    identities = _identities(workdir)
     ports = {role: free_port() for role in _WEED_ROLES}
     ports["admin"] = _free_port_pair(_WEED_GRPC_OFFSET)
     grpc_ports = {role: free_port() for role in _WEED_ROLES}
@@ -249,6 +257,67 @@ def seaweedfs(workdir: Path, table_bucket: str | None = None) -> ServerProcess:
         env={"TMPDIR": str(tmp)},  # where its glog files go
         leftovers=[Path(_WEED_SOCKET.format(role=role, port=port)) for role, port in grpc_ports.items()],
     )
+
+
+def _identities(workdir: Path) -> Path:
+    """The S3 gateway's identity file: our benchmark keys, allowed everything."""
+    path = workdir / "s3.json"
+    path.write_text(json.dumps({"identities": [{
+        "name": "bench",
+        "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
+        "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+    }]}))
+    return path
+
+
+def seaweedfs_cluster(workdir: Path, volumes: int = 2) -> list[ServerProcess]:
+    """SeaweedFS as a cluster runs it, one process per role: a master, ``volumes`` volume servers, a
+    filer and the S3 gateway, in the order they must start; the gateway (last) is the cluster's S3
+    endpoint. Each role's gRPC port is its HTTP port + 10000, weed's default, on free ports."""
+    weed = _script("weed")
+    _, _, version, *_ = subprocess.run([weed, "version"], check=False, capture_output=True, text=True,
+                                       timeout=30).stdout.split() + ["?"] * 3
+    identities = _identities(workdir)
+
+    def role(name: str, *args: str) -> ServerProcess:
+        port = _free_port_pair(_WEED_GRPC_OFFSET)
+        directory = workdir / name
+        directory.mkdir(parents=True)
+        return ServerProcess(
+            name=f"seaweedfs-{name}",
+            command=[weed, *args, f"-port={port}", f"-port.grpc={port + _WEED_GRPC_OFFSET}", f"-ip.bind={HOST}"],
+            endpoint=f"http://{HOST}:{port}",
+            log_path=workdir / f"{name}.log",
+            version=version,
+            env={"TMPDIR": str(directory)},  # where its glog files go
+        )
+
+    def address(server: ServerProcess) -> str:
+        return server.endpoint.removeprefix("http://")
+
+    master = role("master", "master", f"-ip={HOST}", f"-mdir={workdir / 'master'}", "-volumeSizeLimitMB=64",
+                  "-defaultReplication=000", "-telemetry=false")
+    stores = [role(f"volume{i}", "volume", f"-ip={HOST}", f"-dir={workdir / f'volume{i}'}", "-max=64",
+                   f"-master={address(master)}") for i in range(1, volumes + 1)]
+    filer = role("filer", "filer", f"-ip={HOST}", f"-master={address(master)}",
+                 f"-defaultStoreDir={workdir / 'filer'}")
+    gateway = role("s3", "s3", f"-filer={address(filer)}", f"-config={identities}")
+    return [master, *stores, filer, gateway]
+
+
+def start_cluster(servers: list[ServerProcess], timeout: float = 120) -> None:
+    """Start each process once the one before it answers: the last one's S3, the others' HTTP port.
+    On failure every started process is stopped."""
+    try:
+        for server in servers:
+            server.start()
+            if server is servers[-1]:
+                server.wait_ready(timeout)
+            else:
+                server.wait_listening(timeout)
+    except BaseException:
+        stop_all(servers)
+        raise
 
 
 SERVERS: dict[str, Callable[[Path], ServerProcess]] = {

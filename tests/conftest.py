@@ -27,6 +27,15 @@ def server(tmp_path_factory):
         yield service
 
 
+@pytest.fixture(scope="session")
+def seaweedfs(tmp_path_factory) -> str:
+    """SeaweedFS as a cluster of processes (tests/peer_servers.py): its S3 endpoint."""
+    from .peer_servers import seaweedfs_cluster
+
+    with seaweedfs_cluster(tmp_path_factory.mktemp("seaweedfs")) as endpoint:
+        yield endpoint
+
+
 @contextmanager
 def service_with(tmp_path_factory, env: dict[str, str]):
     """A server of its own, for a test that needs settings the shared one does not have."""

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..settings import DEFAULT_ADDRESS, Settings
+from ..store import ConditionalWritesIgnored
 from ..tls import CertificateError, create_certificates
 from ..workbench.sample_data import add_commands as add_sample_data_commands
 from ..workbench.spark.jars.subcommands import add_commands as add_spark_jars_commands
@@ -31,7 +32,7 @@ def _server(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(serve(settings, ready=ready))
-    except CertificateError as exc:
+    except (CertificateError, ConditionalWritesIgnored) as exc:
         print(f"aistor-lab: {exc}", file=sys.stderr)
         return 2
     return 0

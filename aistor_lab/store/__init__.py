@@ -23,7 +23,7 @@ from .errors import (
 )
 from .local import LocalStore
 from .object_lock import COMPLIANCE, GOVERNANCE, NO_LOCK, ObjectLock
-from .remote import RemoteS3Store
+from .remote import ConditionalWritesIgnored, RemoteS3Store
 from .types import (
     MAX_PART_NUMBER,
     MAX_PART_SIZE,
@@ -60,6 +60,7 @@ __all__ = [
     "BucketAlreadyOwnedByYou",
     "BucketInfo",
     "BucketNotEmpty",
+    "ConditionalWritesIgnored",
     "DeleteMarkerVersion",
     "DeleteResult",
     "EntityTooSmall",

@@ -73,6 +73,7 @@ from ..types import (
     VersionsPage,
     WriteCondition,
 )
+from .conditional_writes import check_conditional_writes
 from .wire import (
     CHECKSUM_MEMBERS,
     DEFAULT_CONTENT_TYPE,
@@ -209,6 +210,7 @@ class RemoteS3Store(ObjectStore):
         )
         if self._find_bucket(system_bucket) is None:
             self._create_remote_bucket(system_bucket)
+        check_conditional_writes(self._client, system_bucket, endpoint_url)
 
     def close(self) -> None:
         self._client.close()
