@@ -15,8 +15,9 @@ from pyiceberg.types import LongType, NestedField, StringType
 from aistor_lab.store import LocalStore
 from aistor_lab.tables.catalog import Catalog
 from aistor_lab.tables.maintenance.service_catalog import ServiceCatalog
-from aistor_lab.tables.scan_planning import Owner, ScanPlanning
+from aistor_lab.tables.scan_planning import Owner
 from aistor_lab.tables.scan_planning.plans import NoSuchPlanIdException, NoSuchPlanTaskException, Plans
+from aistor_lab.tables.scan_planning.service import ScanPlanning
 
 WAREHOUSE = "whouse"
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=False), NestedField(2, "name", StringType(), required=False))

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ..store import ObjectStore
 from .context import CatalogContext
@@ -15,11 +17,13 @@ from .errors import IcebergError, NoSuchWarehouseException
 from .names import check_warehouse_name
 from .namespaces import Namespaces
 from .referenced_files import ReferencedFiles
-from .scan_planning import ScanPlanning
 from .tables import Tables
 from .transactions import Transactions
 from .views import Views
 from .warehouses import Warehouses
+
+if TYPE_CHECKING:
+    from .scan_planning.service import ScanPlanning
 
 # The endpoints this catalog serves, spelled as in the spec's CatalogConfig ``endpoints``.
 ENDPOINTS = (
@@ -77,11 +81,18 @@ class Catalog:
         self.tables = Tables(self.ctx, entries)
         self.views = Views(self.ctx, entries)
         self.transactions = Transactions(self.ctx, self.tables)
-        self.scan_planning = ScanPlanning(self.ctx, self.tables)
         self._entries = entries
         self._referenced = ReferencedFiles(self.ctx)
         self._defaults = dict(config_defaults or {})
         self._overrides = dict(config_overrides or {})
+
+    @cached_property
+    def scan_planning(self) -> ScanPlanning:
+        # Made at the first plan: planning loads PyIceberg's readers (and pyarrow's datasets, pandas),
+        # which a service that is never asked to plan does without.
+        from .scan_planning.service import ScanPlanning
+
+        return ScanPlanning(self.ctx, self.tables)
 
     def config(self, warehouse: str | None) -> dict:
         """The /v1/config response for a warehouse: its name is the ``prefix`` of every route. Without

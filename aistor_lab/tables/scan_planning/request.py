@@ -15,17 +15,7 @@ from pyiceberg.schema import Schema
 from pyiceberg.table.metadata import TableMetadata
 from pyiceberg.table.snapshots import Snapshot, is_parent_ancestor_of
 
-from .. import bodies
 from ..errors import BadRequestException
-
-# The JSON types of the fields (PyIceberg's model would take "yes" for true); the filter's shape is
-# checked by the model.
-PLAN_TABLE_SCAN = bodies.obj(optional={
-    "snapshot-id": bodies.INTEGER, "start-snapshot-id": bodies.INTEGER, "end-snapshot-id": bodies.INTEGER,
-    "select": bodies.STRINGS, "stats-fields": bodies.STRINGS, "case-sensitive": bodies.BOOLEAN,
-    "use-snapshot-schema": bodies.BOOLEAN, "min-rows-requested": bodies.INTEGER,
-})
-FETCH_SCAN_TASKS = bodies.obj({"plan-task": bodies.STRING})
 
 
 @dataclass(frozen=True)
