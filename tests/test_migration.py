@@ -175,6 +175,15 @@ def test_from_a_sqlite_catalog_dry_run_then_migrate_then_again(server, aistor, t
     assert [row["table"] for row in again["tables"]] == ["sales.eu.returns"]
     row = again["tables"][0]
     assert row["outcome"] == "already registered" and row["files-copied"] == 0 and row["parity"] is True
+    # The source moved on: the next run copies what is new and moves the target's table on with it.
+    returns = source.load_table("sales.eu.returns")
+    returns.append(ROWS[0].append_column("score", pa.array([2.5] * 5, pa.float64())))
+    wanted_now = expected(source.load_table("sales.eu.returns"))
+    row = migrate(aistor, uri, target_warehouse, "--namespace", "sales.eu")["tables"][0]
+    assert row["outcome"] == "updated to the source's newer metadata" and row["files-copied"] == 1, row
+    assert row["parity"] is True
+    assert_same_table(wanted_now, target_catalog(server, target_warehouse).load_table("sales.eu.returns"),
+                      target_warehouse)
     # A table changed in the target since is left alone, not overwritten.
     orders_row = by_table(migrate(aistor, uri, target_warehouse))["sales.orders"]
     assert orders_row["outcome"] == "exists with other metadata" and orders_row["files-copied"] == 0

@@ -246,9 +246,11 @@ class AIStorClient:
         """The LoadTableResult: ``metadata-location``, ``metadata`` (schemas, specs, snapshots...)."""
         return self.catalog_call("GET", self._namespace_path(warehouse, namespace) + f"/tables/{_segment(name)}")
 
-    def register_table(self, warehouse: str, namespace: str | list[str], name: str, metadata_location: str) -> dict:
-        """Register a metadata file already in the warehouse as a table; returns the LoadTableResult."""
-        body = {"name": name, "metadata-location": metadata_location}
+    def register_table(self, warehouse: str, namespace: str | list[str], name: str, metadata_location: str,
+                       overwrite: bool = False) -> dict:
+        """Register a metadata file already in the warehouse as a table (``overwrite``: re-point an existing
+        table of that name); returns the LoadTableResult."""
+        body = {"name": name, "metadata-location": metadata_location, **({"overwrite": True} if overwrite else {})}
         return self.catalog_call("POST", self._namespace_path(warehouse, namespace) + "/register", body)
 
     def delete_table(self, warehouse: str, namespace: str | list[str], name: str, purge: bool = False) -> None:

@@ -14,6 +14,7 @@ from ..migration import (
     COPIED,
     FAILED,
     IN_PLACE,
+    UPDATED,
     Migration,
     MigrationError,
     TableReport,
@@ -83,7 +84,8 @@ def _data(report: TableReport) -> dict:
 
 
 # What a dry run says it would do.
-_PLANNED = {COPIED: "copy and register", IN_PLACE: "register in place", ALREADY: "registered: copy what is missing"}
+_PLANNED = {COPIED: "copy and register", IN_PLACE: "register in place", ALREADY: "registered: copy what is missing",
+            UPDATED: "copy what is new, register the newer metadata"}
 
 
 def _plan(reports: list[TableReport], description: str) -> Result:

@@ -3,7 +3,8 @@ are already in the warehouse (the same objects the target reads), its metadata f
 is; otherwise its files are copied into a folder of its own in the warehouse, its manifests, manifest
 lists and metadata rewritten with the new paths, and that metadata registered. Each step finds what an
 earlier run finished (by target path and size, or by content) and does not redo it; a table registered
-with the same metadata is not registered again, and one registered with other metadata is left alone.
+with the same metadata is not registered again; one registered by an earlier run from an older version of
+the source (and not committed to since) is moved on to the newer one; any other is left alone.
 Parity (snapshots, files, records of source and target) is counted for every table migrated."""
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from .sources import MigrationError, Source, SourceTable
 COPY_WORKERS = 4
 
 # What happened to a table (``dry_run``: what would).
-COPIED, IN_PLACE, ALREADY, CONFLICT, REFUSED, FAILED = (
-    "copied and registered", "registered in place", "already registered", "exists with other metadata",
-    "refused", "failed")
+COPIED, IN_PLACE, ALREADY, UPDATED, CONFLICT, REFUSED, FAILED = (
+    "copied and registered", "registered in place", "already registered", "updated to the source's newer metadata",
+    "exists with other metadata", "refused", "failed")
 
 
 @dataclass
@@ -96,18 +97,23 @@ class Migration:
         paths = PathMap(raw["location"], self._target_location(table, raw))
         report.metadata_location = table.metadata_location if in_place else paths.metadata_file(table.metadata_location)
         registered = self._registered(table)
-        if registered is not None and registered != report.metadata_location:
+        # The metadata files of the source's earlier versions, where an earlier run put (or found) them.
+        earlier = {entry["metadata-file"] if in_place else paths.metadata_file(entry["metadata-file"])
+                   for entry in raw.get("metadata-log") or []}
+        if registered is not None and registered != report.metadata_location and registered not in earlier:
             report.outcome = CONFLICT
             report.message = f"the target's table has {registered}; not overwritten"
             return
-        report.outcome = ALREADY if registered else IN_PLACE if in_place else COPIED
+        current = registered == report.metadata_location
+        report.outcome = (ALREADY if current else UPDATED) if registered else IN_PLACE if in_place else COPIED
         if not in_place:
             self._copy(table, raw, metadata, paths, report)
         if self.dry_run:
             return
-        if registered is None:
+        if not current:
             self._ensure_namespace(table.namespace, source)
-            self.client.register_table(self.warehouse, list(table.namespace), table.name, report.metadata_location)
+            self.client.register_table(self.warehouse, list(table.namespace), table.name, report.metadata_location,
+                                       overwrite=registered is not None)
         loaded = self.client.load_table(self.warehouse, list(table.namespace), table.name)
         report.target = counts(TableMetadataUtil.parse_obj(loaded["metadata"]), self.target_io)
 
