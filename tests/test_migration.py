@@ -413,3 +413,34 @@ def test_tables_already_in_the_warehouse_are_registered_in_place(server, aistor,
     assert loaded["metadata-location"] == source.load_table("ops.jobs").metadata_location
     migrated = target_catalog(server, target_warehouse).load_table("ops.jobs")
     assert checksum(migrated.scan().to_arrow()) == checksum(pa.concat_tables(ROWS[:2]))
+
+
+def test_a_killed_run_is_resumed_by_the_next(server, aistor, target_warehouse, tmp_path):
+    """The CLI killed (SIGKILL) while it copies 300 files: nothing registered, no partial object, and the next
+    run copies only what is missing."""
+    source = sqlite_catalog(tmp_path)
+    source.create_namespace("big")
+    spec = PartitionSpec(PartitionField(1, 1000, IdentityTransform(), "id"))
+    table = source.create_table(("big", "many"), SCHEMA, partition_spec=spec)
+    files = 300
+    table.append(pa.table({"id": pa.array(range(files), pa.int64()), "city": pa.array(["x"] * files, pa.string())}))
+    wanted = expected(source.load_table("big.many"))
+    command = [*CLI, "table", "migrate", "target", f"sqlite:///{tmp_path / 'catalog.db'}", target_warehouse, "--json"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AISTOR_", "AWS_"))}
+    env["AISTOR_CONFIG_DIR"] = str(tmp_path / "aistor-config")
+    s3 = make_s3_client(server.endpoint)
+    process = subprocess.Popen(command, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while process.poll() is None and not s3.list_objects_v2(Bucket=target_warehouse).get("KeyCount"):
+            pass  # until the first copy lands
+    finally:
+        process.kill()
+        process.wait()
+    copied = [key for key in target_objects(server, target_warehouse) if key.endswith(".parquet")]
+    assert 0 < len(copied) < files
+    assert catalog_call(server, "GET", f"/v1/{target_warehouse}/namespaces/big/tables/many")[0] == 404
+
+    row = migrate(aistor, f"sqlite:///{tmp_path / 'catalog.db'}", target_warehouse)["tables"][0]
+    assert row["parity"] is True and row["files-present"] >= len(copied)
+    assert row["files-copied"] + row["files-present"] == files
+    assert_same_table(wanted, target_catalog(server, target_warehouse).load_table("big.many"), target_warehouse)
