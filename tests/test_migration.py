@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from pyiceberg.catalog import load_catalog
 from pyiceberg.catalog.sql import SqlCatalog
@@ -438,6 +439,9 @@ def test_a_killed_run_is_resumed_by_the_next(server, aistor, target_warehouse, t
         process.wait()
     copied = [key for key in target_objects(server, target_warehouse) if key.endswith(".parquet")]
     assert 0 < len(copied) < files
+    for key in copied:  # each object there is a whole file
+        body = s3.get_object(Bucket=target_warehouse, Key=key)["Body"].read()
+        assert pq.read_table(pa.BufferReader(body)).num_rows == 1
     assert catalog_call(server, "GET", f"/v1/{target_warehouse}/namespaces/big/tables/many")[0] == 404
 
     row = migrate(aistor, f"sqlite:///{tmp_path / 'catalog.db'}", target_warehouse)["tables"][0]
