@@ -1,6 +1,6 @@
 """Plans held by the service, in process over a real store and catalog: a plan slower than the wait is
 ``submitted`` and polled to the same answer as a synchronous one; cancelling forgets it; the plan
-store expires plans and bounds the tasks it holds; parsed manifests are read once."""
+store expires plans and bounds the bytes it holds; parsed manifests are read once."""
 
 from __future__ import annotations
 
@@ -38,9 +38,14 @@ def catalog(tmp_path):
     return catalog
 
 
+def body(answer) -> dict:
+    """A planning answer as its client reads it."""
+    return json.loads(answer.encoded())
+
+
 def poll(planning: ScanPlanning, plan_id: str) -> dict:
     for _ in range(600):
-        answer = planning.result(OWNER, plan_id)
+        answer = body(planning.result(OWNER, plan_id))
         if answer["status"] != "submitted":
             return answer
         time.sleep(0.05)
@@ -53,14 +58,14 @@ def files(answer: dict) -> list[str]:
 
 def test_a_slow_plan_is_submitted_then_polled(catalog):
     waiting = ScanPlanning(catalog.ctx, catalog.tables, wait_s=0, page_tasks=2)
-    submitted = waiting.plan(OWNER, {"filter": {"type": "gt", "term": "id", "value": 15}})
+    submitted = body(waiting.plan(OWNER, {"filter": {"type": "gt", "term": "id", "value": 15}}))
     assert submitted["status"] == "submitted" and submitted["plan-id"]
     completed = poll(waiting, submitted["plan-id"])
     assert completed["status"] == "completed" and len(completed["file-scan-tasks"]) == 2
-    pages = [completed] + [waiting.tasks(OWNER, token) for token in completed["plan-tasks"]]
+    pages = [completed] + [body(waiting.tasks(OWNER, token)) for token in completed["plan-tasks"]]
     planned = sorted(path for page in pages for path in files(page))
 
-    direct = catalog.scan_planning.plan(OWNER, {"filter": {"type": "gt", "term": "id", "value": 15}})
+    direct = body(catalog.scan_planning.plan(OWNER, {"filter": {"type": "gt", "term": "id", "value": 15}}))
     assert direct["status"] == "completed" and "plan-tasks" not in direct
     assert planned == files(direct) and len(planned) == 4  # ids 0-9 pruned by their upper bound
 
@@ -77,7 +82,7 @@ def test_a_slow_plan_is_submitted_then_polled(catalog):
 
 def test_a_cancelled_submitted_plan_is_gone(catalog):
     waiting = ScanPlanning(catalog.ctx, catalog.tables, wait_s=0)
-    plan_id = waiting.plan(OWNER, {})["plan-id"]
+    plan_id = body(waiting.plan(OWNER, {}))["plan-id"]
     waiting.cancel(OWNER, plan_id)
     with pytest.raises(NoSuchPlanIdException):
         waiting.result(OWNER, plan_id)
@@ -85,21 +90,21 @@ def test_a_cancelled_submitted_plan_is_gone(catalog):
 
 def test_manifests_are_parsed_once(catalog):
     planning = ScanPlanning(catalog.ctx, catalog.tables)
-    first = planning.plan(OWNER, {})
+    first = body(planning.plan(OWNER, {}))
     reads = planning.manifests.reads
     assert reads == 5  # one manifest per append
-    again = planning.plan(OWNER, {"filter": {"type": "lt", "term": "id", "value": 12}})
+    again = body(planning.plan(OWNER, {"filter": {"type": "lt", "term": "id", "value": 12}}))
     assert planning.manifests.reads == reads and len(files(again)) == 2 and len(files(first)) == 5
 
 
 def test_plans_expire_and_their_tasks_are_bounded():
     clock = [0.0]
-    plans = Plans(lifetime_s=60, max_tasks=6, now=lambda: clock[0])
-    page = {"file-scan-tasks": [{"data-file": {}}] * 2}
+    page = json.dumps({"file-scan-tasks": [{"data-file": {}}] * 2})
+    plans = Plans(lifetime_s=60, max_bytes=3 * len(page), now=lambda: clock[0])
     first = plans.add(OWNER, pages=[page, page])
     second = plans.add(OWNER, pages=[page])
     assert plans.page(f"{first}:1", OWNER) == page
-    third = plans.add(OWNER, pages=[page])  # 8 tasks held: the least recently used plan goes
+    third = plans.add(OWNER, pages=[page])  # four pages held: the least recently used plan goes
     with pytest.raises(NoSuchPlanIdException):
         plans.get(second, OWNER)
     assert plans.get(first, OWNER) and plans.get(third, OWNER)

@@ -14,7 +14,7 @@ location, whatever else the caller may do.
 from __future__ import annotations
 
 from ...iam import TABLE
-from ..scan_planning import FETCH_SCAN_TASKS, PLAN_TABLE_SCAN, Owner
+from ..scan_planning import FETCH_SCAN_TASKS, PLAN_TABLE_SCAN, Owner, PlanAnswer
 from ..vending import wants_vended_credentials
 from .handlers import CatalogHandler, split_namespace
 
@@ -27,13 +27,13 @@ class PlanningHandler(CatalogHandler):
         await self.authorize_entry(LOAD_TABLE, warehouse, namespace, table, TABLE)
         return Owner(self.access_key, warehouse, tuple(namespace), table)
 
-    async def reply_plan(self, answer: dict, owner: Owner) -> None:
-        if answer.get("status") == "completed" and wants_vended_credentials(self.request.headers):
+    async def reply_plan(self, answer: PlanAnswer, owner: Owner) -> None:
+        if answer.status == "completed" and wants_vended_credentials(self.request.headers):
             location = await self.table_location(owner)
             credentials = self.vendor.storage_credentials(self.access_key, location, writable=False) if location else []
             if credentials:
-                answer = {**answer, "storage-credentials": credentials}
-        self.reply(answer)
+                answer = answer.with_fields(**{"storage-credentials": credentials})
+        self.finish(answer.encoded())
 
     async def table_location(self, owner: Owner) -> str:
         result = await self.load_table(owner.warehouse, list(owner.namespace), owner.table, snapshots="refs")
@@ -62,7 +62,7 @@ class TasksHandler(PlanningHandler):
     async def post(self, warehouse: str, joined_namespace: str, table: str) -> None:
         body = self.json_body(FETCH_SCAN_TASKS)
         owner = await self.authorized_owner(warehouse, joined_namespace, table)
-        self.reply(self.catalog.scan_planning.tasks(owner, body["plan-task"]))
+        self.finish(self.catalog.scan_planning.tasks(owner, body["plan-task"]).encoded())
 
 
 def routes(services) -> list:

@@ -1,8 +1,11 @@
 """Plans the service holds for their clients: one still being planned (``submitted``), or a completed
 one whose pages of file scan tasks are fetched by plan-task token. Each plan belongs to one caller and
 one table; it lives until it is cancelled or ``lifetime_s`` after it was last used, and the store holds
-at most ``max_tasks`` tasks in all (the oldest plans go first), so memory stays bounded whatever
-clients leave behind."""
+at most ``max_bytes`` of encoded pages in all (the least recently used plans go first), so memory
+stays bounded whatever clients leave behind.
+
+A page is kept as the JSON text it is answered with: a few hundred bytes a task, where the same task
+as Python objects would weigh several times that."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from dataclasses import dataclass, field
 from ..errors import IcebergError
 
 MAX_PLANS = 256
-MAX_TASKS = 500_000
+MAX_BYTES = 256 * 1024 * 1024
 LIFETIME_S = 15 * 60
 
 
@@ -45,25 +48,25 @@ class Owner:
 class Plan:
     owner: Owner
     future: Future | None = None  # while planning; its result is the list of pages
-    pages: list[dict] = field(default_factory=list)
+    pages: list[str] = field(default_factory=list)  # each a ScanTasks object's JSON text
     used_at: float = 0.0
 
     @property
-    def tasks(self) -> int:
-        return sum(len(page.get("file-scan-tasks", ())) for page in self.pages)
+    def size(self) -> int:
+        return sum(len(page) for page in self.pages)
 
 
 class Plans:
-    def __init__(self, *, lifetime_s: float = LIFETIME_S, max_plans: int = MAX_PLANS, max_tasks: int = MAX_TASKS,
+    def __init__(self, *, lifetime_s: float = LIFETIME_S, max_plans: int = MAX_PLANS, max_bytes: int = MAX_BYTES,
                  now: Callable[[], float] = time.monotonic):
         self._plans: OrderedDict[str, Plan] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
         self._lifetime_s = lifetime_s
         self._max_plans = max_plans
-        self._max_tasks = max_tasks
+        self._max_bytes = max_bytes
         self._now = now
 
-    def add(self, owner: Owner, *, future: Future | None = None, pages: list[dict] | None = None) -> str:
+    def add(self, owner: Owner, *, future: Future | None = None, pages: list[str] | None = None) -> str:
         plan_id = secrets.token_urlsafe(18)
         with self._lock:
             self._plans[plan_id] = Plan(owner, future, pages or [], self._now())
@@ -81,7 +84,7 @@ class Plans:
             self._plans.move_to_end(plan_id)
             return plan
 
-    def complete(self, plan_id: str, pages: list[dict]) -> None:
+    def complete(self, plan_id: str, pages: list[str]) -> None:
         """A submitted plan's pages are in: it holds them instead of its planning."""
         with self._lock:
             plan = self._plans.get(plan_id)
@@ -96,7 +99,7 @@ class Plans:
         with self._lock:
             self._plans.pop(plan_id, None)
 
-    def page(self, token: str, owner: Owner) -> dict:
+    def page(self, token: str, owner: Owner) -> str:
         plan_id, _, number = token.rpartition(":")
         try:
             plan = self.get(plan_id, owner)
@@ -113,10 +116,10 @@ class Plans:
 
     def _evict(self) -> None:
         self._expire()
-        total = sum(plan.tasks for plan in self._plans.values())
-        while self._plans and (len(self._plans) > self._max_plans or total > self._max_tasks):
+        total = sum(plan.size for plan in self._plans.values())
+        while self._plans and (len(self._plans) > self._max_plans or total > self._max_bytes):
             plan_id = next(iter(self._plans))
-            total -= self._plans[plan_id].tasks
+            total -= self._plans[plan_id].size
             self._drop(plan_id)
 
     def _drop(self, plan_id: str) -> None:

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import threading
@@ -22,6 +23,7 @@ from ..context import CatalogContext
 from ..errors import IcebergError, ServiceFailureException
 from ..maintenance.service_catalog import StoreFileIO
 from ..tables import Tables
+from .answers import PlanAnswer
 from .manifest_cache import ManifestCache
 from .planner import plan_files
 from .plans import Owner, Plans, task_token
@@ -48,18 +50,19 @@ class ScanPlanning:
         self._metadata_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=PLANNING_THREADS, thread_name_prefix="scan-planning")
 
-    def plan(self, owner: Owner, body: dict) -> dict:
+    def plan(self, owner: Owner, body: dict) -> PlanAnswer:
         """PlanTableScanResult (CompletedPlanningWithIDResult or AsyncPlanningResult)."""
         request = parse_request(body)
         metadata = self._load(owner)
         scan = resolve(request, metadata)  # a bad request fails here, before any planning
         check_location = self._ctx.location_checker(owner.warehouse)
 
-        def run() -> list[dict]:
+        def run() -> list[str]:
             tasks = plan_files(metadata, self._io, scan, self.manifests, check_location)
             encoder = TaskEncoder(metadata, scan.schema, scan.stats_field_ids)
             size = self._page_tasks
-            return [encoder.page(tasks[start:start + size]) for start in range(0, max(len(tasks), 1), size)]
+            return [json.dumps(encoder.page(tasks[start:start + size]))
+                    for start in range(0, max(len(tasks), 1), size)]
 
         future = self._pool.submit(run)
         try:
@@ -67,7 +70,7 @@ class ScanPlanning:
         except FutureTimeout:
             plan_id = self.plans.add(owner, future=future)
             future.add_done_callback(lambda done: self._settle(plan_id, done))
-            return {"status": "submitted", "plan-id": plan_id}
+            return PlanAnswer({"status": "submitted", "plan-id": plan_id})
         except IcebergError:
             raise
         except Exception as exc:  # the spec's answer to a plan that fails is a "failed" status
@@ -76,15 +79,15 @@ class ScanPlanning:
         plan_id = self.plans.add(owner, pages=pages) if len(pages) > 1 else _one_off_id()
         return self._completed(plan_id, pages)
 
-    def result(self, owner: Owner, plan_id: str) -> dict:
+    def result(self, owner: Owner, plan_id: str) -> PlanAnswer:
         """FetchPlanningResult of a plan id."""
         plan = self.plans.get(plan_id, owner)
         future = plan.future
         if future is not None:
             if not future.done():
-                return {"status": "submitted"}
+                return PlanAnswer({"status": "submitted"})
             if future.cancelled():
-                return {"status": "cancelled"}
+                return PlanAnswer({"status": "cancelled"})
             if (error := future.exception()) is not None:
                 return _failed(error)
             self.plans.complete(plan_id, future.result())
@@ -93,15 +96,15 @@ class ScanPlanning:
     def cancel(self, owner: Owner, plan_id: str) -> None:
         self.plans.remove(plan_id, owner)
 
-    def tasks(self, owner: Owner, plan_task: str) -> dict:
+    def tasks(self, owner: Owner, plan_task: str) -> PlanAnswer:
         """FetchScanTasksResult of one plan-task token."""
-        return self.plans.page(plan_task, owner)
+        return PlanAnswer({}, self.plans.page(plan_task, owner))
 
-    def _completed(self, plan_id: str, pages: list[dict]) -> dict:
-        answer = {"status": "completed", "plan-id": plan_id, **pages[0]}
+    def _completed(self, plan_id: str, pages: list[str]) -> PlanAnswer:
+        fields: dict = {"status": "completed", "plan-id": plan_id}
         if len(pages) > 1:
-            answer["plan-tasks"] = [task_token(plan_id, number) for number in range(1, len(pages))]
-        return answer
+            fields["plan-tasks"] = [task_token(plan_id, number) for number in range(1, len(pages))]
+        return PlanAnswer(fields, pages[0])
 
     def _settle(self, plan_id: str, future) -> None:
         if not future.cancelled() and future.exception() is None:
@@ -119,9 +122,9 @@ class ScanPlanning:
         return metadata
 
 
-def _failed(exc: BaseException) -> dict:
+def _failed(exc: BaseException) -> PlanAnswer:
     error = exc if isinstance(exc, IcebergError) else ServiceFailureException(f"Scan planning failed: {exc}")
-    return {"status": "failed", **error.to_json()}
+    return PlanAnswer({"status": "failed", **error.to_json()})
 
 
 def _one_off_id() -> str:
