@@ -1,6 +1,6 @@
 """Parsed manifests kept by path: a manifest never changes once written, and the service sees every
 commit, so what one plan parsed serves the next plans of any snapshot that still lists it. Bounded by
-the number of entries held (an entry is one data or delete file with its column stats)."""
+the memory the parsed entries take, estimated from their manifests' sizes."""
 
 from __future__ import annotations
 
@@ -21,13 +21,16 @@ from pyiceberg.manifest import (
     _inherit_from_manifest,
 )
 
-MAX_ENTRIES = 200_000
+MAX_BYTES = 128 * 1024 * 1024
+# Parsed entries (DataFile records with their stats maps) take about 11 times their manifest's Avro
+# bytes, as measured on PyIceberg's manifests; the estimate errs on the large side.
+PARSED_PER_MANIFEST_BYTE = 12
 
 
 class ManifestCache:
-    def __init__(self, io: FileIO, max_entries: int = MAX_ENTRIES):
+    def __init__(self, io: FileIO, max_bytes: int = MAX_BYTES):
         self._io = io
-        self._cache: LRUCache = LRUCache(maxsize=max_entries, getsizeof=lambda entries: max(1, len(entries)))
+        self._cache: LRUCache = LRUCache(maxsize=max_bytes, getsizeof=lambda kept: kept[0])
         self._lock = threading.Lock()  # plans run on several threads
         self.reads = 0  # manifests parsed, not found kept: what the benchmark and tests observe
 
@@ -39,13 +42,14 @@ class ManifestCache:
         with self._lock:
             found = self._cache.get(path)
         if found is not None:
-            return found
+            return found[1]
         check_location(path)
         entries = self._read(manifest)
+        weight = max(1, manifest.manifest_length) * PARSED_PER_MANIFEST_BYTE
         with self._lock:
             self.reads += 1
-            if len(entries) <= self._cache.maxsize:
-                self._cache[path] = entries
+            if weight <= self._cache.maxsize:
+                self._cache[path] = (weight, entries)
         return entries
 
     def _read(self, manifest: ManifestFile) -> tuple[ManifestEntry, ...]:
