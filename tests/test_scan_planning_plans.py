@@ -114,3 +114,14 @@ def test_plans_expire_and_their_tasks_are_bounded():
     for token in (f"{third}:0", f"{third}:x", "nothing", ""):
         with pytest.raises(NoSuchPlanTaskException):
             plans.page(token, OWNER)
+
+
+def test_a_plan_that_cannot_read_its_manifests_fails(catalog):
+    """The spec's answer to planning that goes wrong is a "failed" status with the error model."""
+    table = ServiceCatalog(catalog.tables, catalog.ctx.store, WAREHOUSE).load_table(("ns", "t"))
+    manifest = table.current_snapshot().manifests(table.io)[0].manifest_path
+    bucket, key = manifest.removeprefix("s3://").split("/", 1)
+    catalog.ctx.store.delete_object(bucket, key)
+    answer = body(catalog.scan_planning.plan(OWNER, {}))
+    assert answer["status"] == "failed" and answer["error"]["type"] == "ServiceFailureException"
+    assert answer["error"]["code"] == 500 and "file-scan-tasks" not in answer
