@@ -75,7 +75,8 @@ def manifests_of(io: Any, manifest_list: str) -> list[ManifestFile]:
 
 class ManifestRewriter:
     """Copies a table's files and rewrites its manifests, given where they go (``paths``); ``on_file``
-    is told each file done (copied or found complete), for progress."""
+    is told of each live entry done: ``(True, size)`` copied, ``(False, size)`` found complete, ``(None, 0)``
+    a file an earlier manifest had (for progress)."""
 
     def __init__(self, metadata: TableMetadata, source_io: Any, target_io: Any, paths: PathMap,
                  on_file: Any = None, pool: Any = None):
@@ -83,7 +84,7 @@ class ManifestRewriter:
         self.on_file = on_file or (lambda copied, size: None)
         self.pool = pool
         self.manifest_lengths: dict[str, int] = {}
-        self._rewritten_deletes: dict[str, int] = {}
+        self._done: dict[str, dict[str, Any]] = {}  # target path -> the fields of its moved entries
 
     # -- manifests --------------------------------------------------------------------------------
 
@@ -107,19 +108,27 @@ class ManifestRewriter:
         moved = []
         for entry in entries:
             data_file = entry.data_file
-            fields = changes.get(id(data_file)) or {"file_path": self.paths(data_file.file_path)}
-            moved.append(_replaced(entry, MANIFEST_ENTRY_SCHEMAS[DEFAULT_READ_VERSION], data_file=_replaced(data_file, DATA_FILE_TYPE[DEFAULT_READ_VERSION],
-                                                                     **fields)))
+            target = self.paths(data_file.file_path)
+            # A deleted entry takes what its file's live entries got (a rewritten delete file's size).
+            fields = changes.get(id(data_file)) or self._done.get(target) or {"file_path": target}
+            moved_file = _replaced(data_file, DATA_FILE_TYPE[DEFAULT_READ_VERSION], **fields)
+            moved.append(_replaced(entry, MANIFEST_ENTRY_SCHEMAS[DEFAULT_READ_VERSION], data_file=moved_file))
         return moved
 
     def _copied(self, data_file: Any) -> dict[str, Any]:
-        """Copy one live file; the fields of its moved entry."""
+        """Copy one live file (once, though several manifests list it); the fields of its moved entry."""
         target = self.paths(data_file.file_path)
+        if target in self._done:
+            self.on_file(None, 0)
+            return self._done[target]
         if data_file.content == DataFileContent.POSITION_DELETES and data_file.file_format == FileFormat.PARQUET:
-            return self._rewritten_position_deletes(data_file, target)
-        copied = copy_file(self.source_io, data_file.file_path, self.target_io, target, data_file.file_size_in_bytes)
-        self.on_file(copied, data_file.file_size_in_bytes)
-        return {"file_path": target}
+            fields = self._rewritten_position_deletes(data_file, target)
+        else:
+            copied = copy_file(self.source_io, data_file.file_path, self.target_io, target, data_file.file_size_in_bytes)
+            self.on_file(copied, data_file.file_size_in_bytes)
+            fields = {"file_path": target}
+        self._done[target] = fields
+        return fields
 
     def _write_manifest(self, manifest: ManifestFile, entries: list[ManifestEntry], target: str) -> int:
         if not entries:  # nothing inside names a path; PyIceberg's writers refuse empty manifests
@@ -143,11 +152,10 @@ class ManifestRewriter:
     def _rewritten_position_deletes(self, data_file: Any, target: str) -> dict[str, Any]:
         """A position delete file names data files by path: a copy with those paths moved. Its size
         changes, so the entry gets the new size; its bounds of the path column move with it."""
-        size = self._rewritten_deletes.get(target) or stored_size(self.target_io, target)
+        size = stored_size(self.target_io, target)
         copied = size is None
         if copied:
             size = self._write_position_deletes(data_file.file_path, target)
-        self._rewritten_deletes[target] = size
         self.on_file(copied, size)
         bounds = {}
         for name in ("lower_bounds", "upper_bounds"):

@@ -159,8 +159,9 @@ class Migration:
         total = sum((m.added_files_count or 0) + (m.existing_files_count or 0) for m in unique.values())
         with progress_bar(None if self.progress else False, total=total, desc=table.dotted, unit="file") as bar, \
                 ThreadPoolExecutor(COPY_WORKERS) as pool:
-            def done(copied: bool, size: int) -> None:
-                report.file_done(copied, size)
+            def done(copied: bool | None, size: int) -> None:
+                if copied is not None:
+                    report.file_done(copied, size)
                 bar.update(1)
 
             rewriter = ManifestRewriter(metadata, table.io, self.target_io, paths, done, pool)
