@@ -1,4 +1,5 @@
-"""The planning operations of the REST spec, each taking and returning the spec's JSON:
+"""The planning operations of the REST spec, each taking the spec's JSON and answering it as a
+PlanAnswer (answers.py):
 
 - ``plan`` (planTableScan): the plan runs on the planning threads; when it is done within
   ``wait_s`` the answer is ``completed`` with the first page of file scan tasks and a plan-task token
