@@ -226,7 +226,10 @@ def test_register_a_metadata_file_of_the_warehouse(server, aistor, target_wareho
     items.append(ROWS[0])
     items.append(ROWS[1])
     wanted = expected(source.load_table("shop.items"))
-    row = migrate(aistor, f"sqlite:///{tmp_path / 'catalog.db'}", target_warehouse)["tables"][0]
+    source.create_table(("shop", "empty"), SCHEMA)  # no snapshot at all
+    report = by_table(migrate(aistor, f"sqlite:///{tmp_path / 'catalog.db'}", target_warehouse))
+    assert report["shop.empty"]["parity"] is True and report["shop.empty"]["target"]["snapshots"] == 0
+    row = report["shop.items"]
     assert row["parity"] is True  # a format-version 1 table: v1 manifests and manifest lists written
     assert_same_table(wanted, target_catalog(server, target_warehouse).load_table("shop.items"), target_warehouse)
 
