@@ -301,7 +301,10 @@ def seaweedfs_cluster(workdir: Path, volumes: int = 2) -> list[ServerProcess]:
                    f"-master={address(master)}") for i in range(1, volumes + 1)]
     filer = role("filer", "filer", f"-ip={HOST}", f"-master={address(master)}",
                  f"-defaultStoreDir={workdir / 'filer'}")
-    gateway = role("s3", "s3", f"-filer={address(filer)}", f"-config={identities}")
+    # Its Iceberg and Lance listeners default to fixed ports (8181, 9101), which two clusters on one
+    # machine would both take: the S3 endpoint is all the cluster is for.
+    gateway = role("s3", "s3", f"-filer={address(filer)}", f"-config={identities}", "-port.iceberg=0",
+                   "-port.lance=0")
     return [master, *stores, filer, gateway]
 
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from ..store.base import ObjectStore
-from ..store.cache import Cache
+from ..store.cache import SHARED_STATE_SECONDS, Cache
 from ..store.documents import DocumentStore
 from ..store.errors import NoSuchKey, PreconditionFailed
 from ..store.keyring import Keyring
@@ -54,7 +54,7 @@ ACCESS_KEY_PATTERN = re.compile(r"[A-Za-z0-9_.@+=-]{3,128}")
 SECRET_KEY_PATTERN = re.compile(r"[!-~]{8,128}")
 POLICY_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.@+=,-]{1,128}")
 ENABLED, DISABLED = "enabled", "disabled"
-DEFAULT_CACHE_TTL = 2.0
+DEFAULT_CACHE_TTL = SHARED_STATE_SECONDS
 # Bounds the memory a flood of unknown access keys could take (misses are cached too).
 CACHED_ENTRIES = 10_000
 _S3_ARN = "arn:aws:s3:::"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..iam import Policy, parse_bucket_policy
 from ..store import NoSuchBucket, ObjectStore
-from ..store.cache import Cache
+from ..store.cache import SHARED_STATE_SECONDS, Cache
 from . import public_access_block
 from .acl import PRIVATE, Acl
 from .errors import S3Error
@@ -41,7 +41,7 @@ class AccessRules:
 
 
 class BucketAccess:
-    def __init__(self, store: ObjectStore, default_owner: str, *, ttl: float = 2.0, size: int = 1024):
+    def __init__(self, store: ObjectStore, default_owner: str, *, ttl: float = SHARED_STATE_SECONDS, size: int = 1024):
         """``default_owner``: the owner of buckets that name none (the root user)."""
         self.store = store
         self.default_owner = default_owner

@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Protocol
 
 from ..store import NULL_VERSION, NoSuchKey, ObjectStore
-from ..store.cache import Cache
+from ..store.cache import SHARED_STATE_SECONDS, Cache
 from .errors import S3Error
 
 # Whether a bucket is a warehouse changes rarely; remember the answer briefly per bucket.
-WAREHOUSE_CACHE_SECONDS = 2.0
+WAREHOUSE_CACHE_SECONDS = SHARED_STATE_SECONDS
 WAREHOUSES_CACHED = 1024
 
 

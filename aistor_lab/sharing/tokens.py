@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from ..store.base import ObjectStore
-from ..store.cache import Cache
+from ..store.cache import SHARED_STATE_SECONDS, Cache
 from ..store.documents import DocumentStore
 from .errors import InvalidParameter, NotFound, Unauthenticated
 from .shares import Share
@@ -78,7 +78,7 @@ class Token:
 
 
 class TokenRegistry:
-    def __init__(self, store: ObjectStore, *, clock: Callable[[], float] = time.time, cache_ttl: float = 2.0):
+    def __init__(self, store: ObjectStore, *, clock: Callable[[], float] = time.time, cache_ttl: float = SHARED_STATE_SECONDS):
         self._documents = DocumentStore(store, "sharing/tokens/", re.compile(r"[0-9a-f]{64}"))
         self._clock = clock
         self._cache: Cache[Token | None] = Cache(CACHED_TOKENS, cache_ttl)

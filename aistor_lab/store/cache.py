@@ -16,6 +16,12 @@ from cachetools import LRUCache, TTLCache
 
 V = TypeVar("V")
 
+# The longest a server answers from what it read of state another server in front of the same store
+# can change (IAM users and policies, share tokens, bucket configurations, whether a bucket is a
+# warehouse): the bound on seeing another server's change. Table metadata is never cached by state,
+# only by its immutable location, so commits need no bound.
+SHARED_STATE_SECONDS = 2.0
+
 
 class Cache(Generic[V]):
     """Values by key (None included, to remember misses), at most ``max_entries`` of them, each for

@@ -9,13 +9,13 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from .base import ObjectStore
-from .cache import Cache
+from .cache import SHARED_STATE_SECONDS, Cache
 
 V = TypeVar("V")
 
 
 class ParsedConfigs(Generic[V]):
-    def __init__(self, store: ObjectStore, name: str, parse: Callable[[bytes], V], *, ttl: float = 2.0,
+    def __init__(self, store: ObjectStore, name: str, parse: Callable[[bytes], V], *, ttl: float = SHARED_STATE_SECONDS,
                  size: int = 1024):
         self.store = store
         self._name = name

@@ -28,7 +28,7 @@ import hashlib
 from dataclasses import replace
 
 from ..base import ObjectHandle, ObjectStore, Staging
-from ..cache import Cache
+from ..cache import SHARED_STATE_SECONDS, Cache
 from ..errors import NoSuchUpload, StoreError
 from ..object_lock import NO_LOCK, ObjectLock
 from ..types import (
@@ -55,7 +55,7 @@ from .streams import DecryptingHandle, EncryptingStaging
 
 # A bucket's default encryption is read at most this often: several servers in front of one store
 # see each other's PutBucketEncryption within this time.
-DEFAULT_TTL_SECONDS = 2.0
+DEFAULT_TTL_SECONDS = SHARED_STATE_SECONDS
 
 
 class EncryptingStore(ObjectStore):
