@@ -283,7 +283,8 @@ def test_format_version_3_is_refused_with_a_reason(server, aistor, target_wareho
 
 
 def test_from_another_aistor_lab_over_rest(server, aistor, target_warehouse, tmp_path_factory):
-    """OAuth2 (``--credential``) with the catalog's URI, and SigV4 through an alias (``ALIAS/WAREHOUSE``)."""
+    """OAuth2 (``--credential``) with the catalog's URI, the files read with the credentials it vends, and
+    SigV4 through an alias (``ALIAS/WAREHOUSE``)."""
     with service_with(tmp_path_factory, {}) as other:
         assert catalog_call(other, "POST", "/v1/warehouses", {"name": "old-lake"})[0] == 200
         source = load_catalog("other", **seed_catalog_properties(other, "old-lake"))
@@ -295,10 +296,9 @@ def test_from_another_aistor_lab_over_rest(server, aistor, target_warehouse, tmp
         assert [row["table"] for row in plan["tables"]] == ["crm.customers"]
         assert plan["tables"][0]["files-copied"] > 0 and target_objects(server, target_warehouse) == []
 
-        storage = [f"s3.endpoint={other.endpoint}", f"s3.access-key-id={ROOT_USER}",
-                   f"s3.secret-access-key={ROOT_PASSWORD}", "s3.path-style-access=true", "s3.region=local"]
+        # No storage settings: the source catalog vends credentials (and its endpoint) with each table.
         report = migrate(aistor, f"{other.endpoint}/_iceberg", target_warehouse, "--source-warehouse", "old-lake",
-                         "--credential", f"{ROOT_USER}:{ROOT_PASSWORD}", *(f"-P{p}" for p in storage))
+                         "--credential", f"{ROOT_USER}:{ROOT_PASSWORD}")
         row = report["tables"][0]
         assert row["outcome"] == "copied and registered" and row["parity"] is True, row
     # The source service is gone: the target reads its own copies.
