@@ -6,6 +6,7 @@ copies and registers nothing; a run that fails half way is resumed by the next; 
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -260,6 +261,30 @@ def test_bad_sources_are_refused_with_a_reason(server, aistor, target_warehouse,
     both = migrate(aistor, "https://example.com/catalog", target_warehouse, "--credential", "a:b",
                    "--sigv4", "k", "s", "us-east-1", check=False)
     assert both.returncode == 2 and "not both" in both.stderr
+
+
+def test_gzipped_metadata_and_files_outside_the_table_folder(server, aistor, target_warehouse, tmp_path):
+    """A Hadoop table whose metadata is gzipped (``v1.gz.metadata.json``) and whose data files lie outside its
+    folder (here: the SQL catalog's): the files go under the target's ``external/``, the metadata is plain."""
+    source = sqlite_catalog(tmp_path)
+    source.create_namespace("raw")
+    table = source.create_table(("raw", "clicks"), SCHEMA)
+    table.append(ROWS[0])
+    table.append(ROWS[1])
+    wanted = expected(source.load_table("raw.clicks"))
+    folder = tmp_path / "hadoop" / "raw" / "clicks" / "metadata"
+    folder.mkdir(parents=True)
+    metadata = json.loads(Path(table.metadata_location.removeprefix("file://")).read_text())
+    metadata["location"] = f"file://{folder.parent}"  # the table's folder; its files stay in the SQL catalog's
+    (folder / "v1.gz.metadata.json").write_bytes(gzip.compress(json.dumps(metadata).encode()))
+    (folder / "version-hint.text").write_text("1\n")
+
+    row = migrate(aistor, f"file://{tmp_path / 'hadoop'}", target_warehouse)["tables"][0]
+    assert row["parity"] is True and row["metadata-location"].endswith("/metadata/v1.metadata.json"), row
+    migrated = target_catalog(server, target_warehouse).load_table("raw.clicks")
+    assert all("/external/" in task.file.file_path for task in migrated.scan().plan_files())
+    shutil.rmtree(tmp_path / "files")
+    assert_same_table(wanted, migrated, target_warehouse)
 
 
 def test_format_version_3_is_refused_with_a_reason(server, aistor, target_warehouse, tmp_path):

@@ -33,5 +33,7 @@ class PathMap:
         return f"{self.target}/external/{parts.netloc}/{parts.path.lstrip('/')}".replace("external//", "external/")
 
     def metadata_file(self, metadata_location: str) -> str:
-        """The target of the table's metadata JSON: the same file name in the target's metadata folder."""
-        return f"{self.target}/metadata/{metadata_location.rstrip('/').rsplit('/', 1)[-1]}"
+        """The target of the table's metadata JSON: the same file name in the target's metadata folder (the
+        rewritten file is plain JSON, so without a ``.gz`` the source's name may have)."""
+        name = metadata_location.rstrip("/").rsplit("/", 1)[-1].replace(".gz.metadata.json", ".metadata.json")
+        return f"{self.target}/metadata/{name}"
