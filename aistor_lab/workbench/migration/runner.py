@@ -19,7 +19,6 @@ from ..client import AIStorClient, ServiceError
 from ..progress import progress_bar
 from ..service_config import catalog_properties
 from . import metadata_file
-from .manifests import ManifestRewriter, manifests_of
 from .objects import copy_file, read_bytes, stored_size, write_bytes
 from .parity import Counts, counts
 from .paths import PathMap, canonical
@@ -151,6 +150,8 @@ class Migration:
     def _copy(self, table: SourceTable, raw: dict, metadata: Any, paths: PathMap, report: TableReport) -> None:
         """Copy the table's files and write its rewritten manifests, manifest lists and metadata (in that
         order, so nothing written names a file that is not there yet); in a dry run, count what is missing."""
+        from .manifests import ManifestRewriter, manifests_of  # PyIceberg's avro: loaded by a migration only
+
         lists = {snapshot.snapshot_id: manifests_of(table.io, snapshot.manifest_list) for snapshot in metadata.snapshots}
         unique = {m.manifest_path: m for manifests in lists.values() for m in manifests}
         if self.dry_run:
