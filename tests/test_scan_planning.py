@@ -210,9 +210,9 @@ def test_stats_fields_and_residuals(server, warehouse, evolved_table):
         assert task["residual-filter"] == {"type": "gt", "term": "id", "value": 150}
 
 
-def test_big_plans_come_in_pages_of_plan_tasks(server, warehouse, catalogs):
+def test_big_plans_come_in_pages_of_plan_tasks(server, warehouse, catalogs, evolved_table):
     """A plan of more than one page answers its first page and a plan-task token for each other one;
-    each token answers its page once asked by the caller that planned, and the plan id is cancelled."""
+    each token answers its page, and the plan id is its maker's to fetch and cancel."""
     client, planned = catalogs
     table = client.create_table("db.many", SCHEMA)
     with table.update_spec() as spec:
@@ -229,15 +229,20 @@ def test_big_plans_come_in_pages_of_plan_tasks(server, warehouse, catalogs):
 
     status, result = catalog_call(server, "GET", plan_path(warehouse, "many") + f"/plan/{body['plan-id']}")
     assert status == 200 and result["status"] == "completed" and result["plan-tasks"] == [token]
+    # Another user who may load the table gets the same page (planned again from the token); the plan
+    # id stays its maker's.
     other = documented_read_only_user(server, warehouse)
-    status, error = catalog_call(server, "POST", plan_path(warehouse, "many") + "/tasks", {"plan-task": token},
+    assert catalog_call(server, "POST", plan_path(warehouse, "many") + "/tasks", {"plan-task": token},
+                        credentials=other) == (200, page)
+    status, error = catalog_call(server, "GET", plan_path(warehouse, "many") + f"/plan/{body['plan-id']}",
                                  credentials=other)
-    assert status == 404 and error["error"]["type"] == "NoSuchPlanTaskException"
+    assert status == 404 and error["error"]["type"] == "NoSuchPlanIdException"
     assert catalog_call(server, "DELETE", plan_path(warehouse, "many") + f"/plan/{body['plan-id']}")[0] == 204
-    status, error = catalog_call(server, "POST", plan_path(warehouse, "many") + "/tasks", {"plan-task": token})
-    assert status == 404 and error["error"]["type"] == "NoSuchPlanTaskException"
     status, error = catalog_call(server, "GET", plan_path(warehouse, "many") + f"/plan/{body['plan-id']}")
     assert status == 404 and error["error"]["type"] == "NoSuchPlanIdException"
+    # A token names its table's version: it is no plan task of another table.
+    status, error = catalog_call(server, "POST", plan_path(warehouse, "events") + "/tasks", {"plan-task": token})
+    assert status == 404 and error["error"]["type"] == "NoSuchPlanTaskException"
     client.drop_table("db.many")
 
 

@@ -4,8 +4,10 @@ store expires plans and bounds the bytes it holds; parsed manifests are read onc
 
 from __future__ import annotations
 
+import base64
 import json
 import time
+import zlib
 
 import pyarrow as pa
 import pytest
@@ -69,15 +71,39 @@ def test_a_slow_plan_is_submitted_then_polled(catalog):
     assert direct["status"] == "completed" and "plan-tasks" not in direct
     assert planned == files(direct) and len(planned) == 4  # ids 0-9 pruned by their upper bound
 
-    # Another caller, or another table, sees no such plan.
-    for stranger in (Owner("bob", WAREHOUSE, ("ns",), "t"), Owner("alice", WAREHOUSE, ("ns",), "other")):
-        with pytest.raises(NoSuchPlanIdException):
-            waiting.result(stranger, submitted["plan-id"])
-        with pytest.raises(NoSuchPlanTaskException):
-            waiting.tasks(stranger, completed["plan-tasks"][0])
+    # Another caller sees no such plan id; a page it may read anyway (it may load the table) is
+    # planned again from the token.
+    bob = Owner("bob", WAREHOUSE, ("ns",), "t")
+    with pytest.raises(NoSuchPlanIdException):
+        waiting.result(bob, submitted["plan-id"])
+    assert body(waiting.tasks(bob, completed["plan-tasks"][0])) == pages[1]
     waiting.cancel(OWNER, submitted["plan-id"])
     with pytest.raises(NoSuchPlanIdException):
         waiting.result(OWNER, submitted["plan-id"])
+
+
+def test_another_server_answers_the_tokens_of_a_plan(catalog):
+    """Servers in front of one store: a plan made on one is paged through another, which plans it
+    again from the tokens (the same table version, the same pages), even after the table moved on."""
+    one = ScanPlanning(catalog.ctx, catalog.tables, page_tasks=2)
+    other = ScanPlanning(catalog.ctx, catalog.tables, page_tasks=2)
+    first = body(one.plan(OWNER, {"filter": {"type": "gt", "term": "id", "value": 5}}))
+    assert len(first["plan-tasks"]) == 2
+    table = ServiceCatalog(catalog.tables, catalog.ctx.store, WAREHOUSE).load_table(("ns", "t"))
+    table.append(pa.table({"id": pa.array([100], pa.int64()), "name": ["late"]}))  # a new version
+    for token in first["plan-tasks"]:
+        assert body(other.tasks(OWNER, token)) == body(one.tasks(OWNER, token))
+    assert other.manifests.reads == 5
+
+    # A token is only good for its table: another table has no such version.
+    catalog.tables.create(WAREHOUSE, ["ns"], {"name": "t2", "schema": json.loads(SCHEMA.model_dump_json())})
+    with pytest.raises(NoSuchPlanTaskException):
+        other.tasks(Owner("alice", WAREHOUSE, ("ns",), "t2"), first["plan-tasks"][0])
+    plan_id, _, recipe = first["plan-tasks"][0].split(":")
+    for forged in ("nothing", f"{plan_id}:x:{recipe}", f"{plan_id}:1:{recipe[:-8]}", f"{plan_id}:9:{recipe}",
+                   f"{plan_id}:1:" + base64.urlsafe_b64encode(zlib.compress(b"0" * 5_000_000)).decode()):
+        with pytest.raises(NoSuchPlanTaskException):
+            other.tasks(OWNER, forged)
 
 
 def test_a_cancelled_submitted_plan_is_gone(catalog):
@@ -103,7 +129,7 @@ def test_plans_expire_and_their_tasks_are_bounded():
     plans = Plans(lifetime_s=60, max_bytes=3 * len(page), now=lambda: clock[0])
     first = plans.add(OWNER, pages=[page, page])
     second = plans.add(OWNER, pages=[page])
-    assert plans.page(f"{first}:1", OWNER) == page
+    assert plans.page(first, 1, OWNER) == page
     third = plans.add(OWNER, pages=[page])  # four pages held: the least recently used plan goes
     with pytest.raises(NoSuchPlanIdException):
         plans.get(second, OWNER)
@@ -111,9 +137,9 @@ def test_plans_expire_and_their_tasks_are_bounded():
     clock[0] = 61
     with pytest.raises(NoSuchPlanIdException):
         plans.get(first, OWNER)
-    for token in (f"{third}:0", f"{third}:x", "nothing", ""):
+    for plan_id, number in ((third, 0), (third, 1), ("nothing", 1)):
         with pytest.raises(NoSuchPlanTaskException):
-            plans.page(token, OWNER)
+            plans.page(plan_id, number, OWNER)
 
 
 def test_a_plan_that_cannot_read_its_manifests_fails(catalog):

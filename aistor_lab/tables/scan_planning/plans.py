@@ -50,6 +50,7 @@ class Plan:
     future: Future | None = None  # while planning; its result is the list of pages
     pages: list[str] = field(default_factory=list)  # each a ScanTasks object's JSON text
     used_at: float = 0.0
+    recipe: str = ""  # how to plan it again (tokens.py), which its plan-task tokens carry
 
     @property
     def size(self) -> int:
@@ -66,10 +67,12 @@ class Plans:
         self._max_bytes = max_bytes
         self._now = now
 
-    def add(self, owner: Owner, *, future: Future | None = None, pages: list[str] | None = None) -> str:
-        plan_id = secrets.token_urlsafe(18)
+    def add(self, owner: Owner, *, future: Future | None = None, pages: list[str] | None = None,
+            plan_id: str | None = None, recipe: str = "") -> str:
+        """A new plan, under a new id or (a plan planned again from its tokens) its own unless taken."""
+        plan_id = plan_id or new_plan_id()
         with self._lock:
-            self._plans[plan_id] = Plan(owner, future, pages or [], self._now())
+            self._plans.setdefault(plan_id, Plan(owner, future, pages or [], self._now(), recipe))
             self._evict()
         return plan_id
 
@@ -99,15 +102,15 @@ class Plans:
         with self._lock:
             self._plans.pop(plan_id, None)
 
-    def page(self, token: str, owner: Owner) -> str:
-        plan_id, _, number = token.rpartition(":")
+    def page(self, plan_id: str, number: int, owner: Owner) -> str:
+        """Page ``number`` of a plan this owner made; the first page is answered with the plan."""
         try:
             plan = self.get(plan_id, owner)
         except NoSuchPlanIdException:
-            raise NoSuchPlanTaskException(f"No such plan task: {token[:100]}") from None
-        if not number.isdigit() or not 0 < int(number) < len(plan.pages):
-            raise NoSuchPlanTaskException(f"No such plan task: {token[:100]}")
-        return plan.pages[int(number)]
+            raise NoSuchPlanTaskException(f"No such plan task: page {number} of {plan_id}") from None
+        if not 0 < number < len(plan.pages):
+            raise NoSuchPlanTaskException(f"No such plan task: page {number} of {plan_id}")
+        return plan.pages[number]
 
     def _expire(self) -> None:
         oldest = self._now() - self._lifetime_s
@@ -128,5 +131,5 @@ class Plans:
             plan.future.cancel()
 
 
-def task_token(plan_id: str, page: int) -> str:
-    return f"{plan_id}:{page}"
+def new_plan_id() -> str:
+    return secrets.token_urlsafe(18)
