@@ -68,6 +68,7 @@ bench: setup
 	$(BIN)/python benchmarks/memory_bench.py --quick
 	$(BIN)/python benchmarks/maintenance_bench.py --quick
 	$(BIN)/python benchmarks/planning_bench.py --quick
+	$(BIN)/python benchmarks/scale_bench.py --quick
 
 # Re-pin every installed distribution after changing dependencies in pyproject.toml.
 lock:

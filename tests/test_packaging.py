@@ -78,6 +78,38 @@ def test_compose_file_runs_jupyterlab_with_the_service_and_a_named_volume():
     assert "/_aistor/health" in " ".join(lab["healthcheck"]["test"])
 
 
+
+def test_compose_scale_out_profile_runs_replicas_behind_a_proxy_on_an_s3_cluster():
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    services = compose["services"]
+    scale_out = {name for name, service in services.items() if "scale-out" in service.get("profiles", [])}
+    assert "profiles" not in services["lab"]  # plain `docker compose up` is unchanged
+    replicas = services["aistor"]
+    assert replicas["command"][:2] == ["aistor-lab", "server"] and "${AISTOR_REPLICAS:-3}" in str(replicas["deploy"])
+    environment = replicas["environment"]
+    # Every replica keeps everything in the cluster's S3 gateway, with one shared root and key.
+    assert environment["AISTOR_STORE_ENDPOINT"] == "http://seaweedfs-s3:8333"
+    assert {"AISTOR_ROOT_PASSWORD", "AISTOR_KMS_SECRET_KEY", "AISTOR_STORE_SECRET_KEY"} <= set(environment)
+    assert "ports" not in replicas  # reached through the proxy only
+    # The proxy: an official image, every replica as its upstream, the Host kept for SigV4.
+    proxy = services["proxy"]
+    assert proxy["image"].startswith("nginx:") and proxy["depends_on"]["aistor"]["condition"] == "service_healthy"
+    nginx = compose["configs"][proxy["configs"][0]["source"]]["content"]
+    assert "server aistor:9000;" in nginx and "proxy_set_header Host $$http_host;" in nginx
+    assert "client_max_body_size 0;" in nginx and "proxy_request_buffering off;" in nginx
+    # The S3 cluster: one process per SeaweedFS role, the gateway on the port the replicas use.
+    roles = {services[name]["command"].split()[0] for name in scale_out if name.startswith("seaweedfs-")}
+    assert roles == {"master", "volume", "filer", "s3"}
+    assert sum(services[name]["command"].startswith("volume ") for name in scale_out if name.startswith("seaweedfs-")) == 2
+    assert "-port=8333" in services["seaweedfs-s3"]["command"].split()
+    assert scale_out == {"aistor", "proxy"} | {name for name in services if name.startswith("seaweedfs-")}
+    for service in scale_out:  # every dependency is in the profile too
+        depends = services[service].get("depends_on", [])
+        assert set(depends) <= scale_out
+    assert all(volume.split(":")[0] in compose["volumes"] for name in scale_out
+               for volume in services[name].get("volumes", []))
+
+
 def test_dockerfile_installs_the_pinned_product_with_java_and_the_jar_kit():
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "-c requirements.lock" in dockerfile and "openjdk-17" in dockerfile
