@@ -256,6 +256,12 @@ def test_bad_sources_are_refused_with_a_reason(server, aistor, target_warehouse,
                            ("ftp://example.com/catalog", "unknown source")):
         result = migrate(aistor, source, target_warehouse, check=False)
         assert result.returncode != 0 and reason in result.stderr, result.stderr
+    broken = tmp_path / "lake" / "ns" / "broken" / "metadata"  # a version hint naming a file that is not there
+    broken.mkdir(parents=True)
+    (broken / "version-hint.text").write_text("7")
+    result = migrate(aistor, str(tmp_path / "lake"), target_warehouse, check=False)
+    assert result.returncode == 1 and "0 of 1 tables migrated; failed: ns.broken:" in result.stderr, result.stderr
+    assert "names version 7, whose metadata file is missing" in result.stderr
     missing_target = migrate(aistor, str(tmp_path), "no-such-warehouse", check=False)
     assert missing_target.returncode == 1 and "no warehouse 'no-such-warehouse'" in missing_target.stderr
     both = migrate(aistor, "https://example.com/catalog", target_warehouse, "--credential", "a:b",

@@ -76,6 +76,9 @@ class Migration:
 
     def table(self, table: SourceTable, source: Source) -> TableReport:
         report = TableReport(table.dotted)
+        if table.problem:
+            report.outcome, report.message = FAILED, table.problem
+            return report
         try:
             self._migrate(table, source, report)
         except MigrationError as exc:

@@ -29,6 +29,7 @@ class SourceTable:
     name: str
     metadata_location: str
     io: Any  # pyiceberg.io.FileIO
+    problem: str = ""  # why the source could not load it (then the rest is empty): reported, the others go on
 
     @property
     def dotted(self) -> str:
@@ -73,7 +74,11 @@ def catalog_source(catalog: Any, description: str, namespaces: Sequence[str] = (
     def tables() -> Iterator[SourceTable]:
         for namespace in chosen:
             for identifier in sorted(catalog.list_tables(namespace)):
-                table = catalog.load_table(identifier)
+                try:
+                    table = catalog.load_table(identifier)
+                except Exception as exc:  # noqa: BLE001 - any catalog's failure to load one table is that table's
+                    yield SourceTable(tuple(namespace), identifier[-1], "", None, f"cannot load it: {exc}")
+                    continue
                 yield SourceTable(tuple(namespace), identifier[-1], table.metadata_location, table.io)
 
     return Source(description, tables(), properties)
@@ -121,7 +126,12 @@ def directory_source(root: str, namespaces: Sequence[str] = ()) -> Source:
             namespace, name = (tuple(parts[:-1]) or ("default",)), parts[-1]
             if wanted and not any(namespace[:len(w)] == w for w in wanted):
                 continue
-            yield SourceTable(namespace, name, "file:" + str(_current_metadata(hint)), io)
+            try:
+                location = "file:" + str(_current_metadata(hint))
+            except MigrationError as exc:
+                yield SourceTable(namespace, name, "", None, exc.message)
+                continue
+            yield SourceTable(namespace, name, location, io)
 
     return Source(f"directory {base}", tables())
 
