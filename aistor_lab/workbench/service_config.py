@@ -13,6 +13,8 @@ The environment the Jupyter extension exports to kernels names the service:
                          when none is named
     AISTOR_CA_BUNDLE     for an https endpoint with a private CA: the PEM file Python clients verify with
     AISTOR_TRUSTSTORE    the same CA as a PKCS12 truststore, for Spark's JVM
+    AISTOR_SPARK_MASTER  where ``session()`` runs Spark (``spark://host:7077``, ``local[2]``...) when
+                         not told: unset, Spark's default (``local[*]``, or spark-submit's ``--master``)
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..tls import java_trust_options
 DEFAULT_REGION = "us-east-1"
 LOCAL_ENDPOINT = f"http://{DEFAULT_ADDRESS}"  # where `aistor-lab server` listens by default
 CATALOG_SIGNING_NAME = "s3tables"
+SPARK_MASTER_ENV = "AISTOR_SPARK_MASTER"
 
 
 def _first(env: Mapping[str, str], *names: str) -> str | None:
@@ -144,6 +147,12 @@ def delta_storage_options(config: ServiceConfig) -> dict[str, str]:
 
 
 # -- Spark ----------------------------------------------------------------------------------------
+
+
+def spark_master(environ: Mapping[str, str] | None = None) -> str | None:
+    """The Spark master the environment names (``AISTOR_SPARK_MASTER``), None when it names none."""
+    env = os.environ if environ is None else environ
+    return env.get(SPARK_MASTER_ENV, "").strip() or None
 
 
 def spark_catalog_conf(config: ServiceConfig, warehouse: str, name: str) -> dict[str, str]:

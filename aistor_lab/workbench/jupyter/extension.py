@@ -17,7 +17,8 @@ boto3, s3fs and deltalake need no arguments. It also serves the side panel's RES
 
 Configuration (``jupyter_server_config.py`` or ``--AIStorLabApp.<name>=...``): ``address``,
 ``data_dir``, ``root_user``, ``root_password``, ``public_endpoint``, ``endpoint``, ``certs_dir``,
-``default_warehouse``, ``startup_timeout``, ``stop_timeout``, ``watch_interval``, ``export_aws_env``.
+``default_warehouse``, ``startup_timeout``, ``stop_timeout``, ``watch_interval``, ``export_aws_env``,
+``spark_master`` (exported as ``AISTOR_SPARK_MASTER``: ``%aistor spark`` and ``session()`` run Spark there).
 """
 
 from __future__ import annotations
@@ -34,16 +35,17 @@ from traitlets import Bool, Float, Unicode
 from ...settings import DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USER, parse_address
 from ...tls import Trust, trust_files
 from ..client import AIStorClient, AIStorError, ServiceError
-from ..service_config import ServiceConfig, delta_storage_options
+from ..service_config import SPARK_MASTER_ENV, ServiceConfig, delta_storage_options
 from . import handlers, store_handlers, transfer_handlers
 from .process import ServiceProcess
 from .supervisor import Supervisor
 
 
-def kernel_environment(config: ServiceConfig, export_aws: bool = True,
-                       trust: Trust | None = None) -> dict[str, str]:
+def kernel_environment(config: ServiceConfig, export_aws: bool = True, trust: Trust | None = None,
+                       spark_master: str = "") -> dict[str, str]:
     """The variables kernels see: ours, the standard AWS ones that boto3, s3fs, deltalake and
-    PyIceberg's SigV4 signer read, and with ``trust`` those that make clients trust a private CA."""
+    PyIceberg's SigV4 signer read, with ``trust`` those that make clients trust a private CA, and with
+    ``spark_master`` where Spark sessions run."""
     env = {
         "AISTOR_ENDPOINT": config.endpoint,
         "AISTOR_ACCESS_KEY": config.access_key,
@@ -51,6 +53,8 @@ def kernel_environment(config: ServiceConfig, export_aws: bool = True,
         "AISTOR_REGION": config.region,
         "AISTOR_WAREHOUSE": config.warehouse or "",
     }
+    if spark_master:
+        env[SPARK_MASTER_ENV] = spark_master
     if export_aws:
         env.update(delta_storage_options(config))  # deltalake's options are the standard AWS variables
     if trust is not None:
@@ -96,6 +100,10 @@ class AIStorLabApp(ExtensionApp):
     export_aws_env = Bool(
         True, help="Also export AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ... to kernels."
     ).tag(config=True)
+    spark_master = Unicode(
+        "", help="Where kernels' Spark sessions run (`spark://host:7077` for a standalone cluster), exported "
+        "as AISTOR_SPARK_MASTER; empty: Spark's default, local[*]."
+    ).tag(config=True)
 
     supervisor: Supervisor | None = None
     service: ServiceConfig
@@ -122,7 +130,7 @@ class AIStorLabApp(ExtensionApp):
                                      self.default_warehouse or None, str(trust.ca_bundle) if trust else None,
                                      str(trust.truststore) if trust else None)
         # Kernels inherit the server's environment: set it before any kernel starts.
-        os.environ.update(kernel_environment(self.service, self.export_aws_env, trust))
+        os.environ.update(kernel_environment(self.service, self.export_aws_env, trust, self.spark_master))
         self.log.info("aistor-lab | kernels will use the service at %s", endpoint)
 
     def _trust(self, certs_dir: Path | None) -> Trust | None:

@@ -12,6 +12,9 @@ the PKCS12 truststore the JVM is to trust (``aistor-lab certs create`` writes on
 Start-up: a progress bar while the JVM starts (in a notebook or a terminal), then one line; the JVM's
 own output goes to a log file unless ``verbose=True`` or ``AISTOR_SPARK_VERBOSE=1`` (startup.py).
 
+Where Spark runs: ``master=...``, else ``AISTOR_SPARK_MASTER`` (a ``spark://`` standalone cluster, say),
+else Spark's default; the same code runs on ``local[*]`` and on a cluster.
+
 Jars: an offline kit (``aistor-lab spark-jars build``) when ``AISTOR_SPARK_JARS`` names one or one
 is in the default place; otherwise the standard Maven coordinates, Delta Lake's included.
 
@@ -34,10 +37,11 @@ from ..service_config import (
     delta_storage_options,
     s3a_conf,
     spark_catalog_conf,
+    spark_master,
     trust_conf,
 )
 from .jars import find_kit
-from .startup import jvm_running, launch_jvm, quiet_conf, wants_verbose
+from .startup import jvm_running, launch_jvm, launched_by_spark_submit, quiet_conf, wants_verbose
 
 if TYPE_CHECKING:
     import pyarrow
@@ -117,11 +121,13 @@ def session(
     **extra_conf: str,
 ) -> SparkSession:
     """A SparkSession configured for the service (see the module; ``service``: that one instead of the
-    environment's, ``endpoint``... override either). ``master`` (``local[2]``,
-    ``spark://host:7077``, ...) is left to Spark's defaults when None. ``extra_conf`` adds or overrides
-    properties: ``session("analytics", **{"spark.sql.shuffle.partitions": "4"})``. ``progress``: show the
-    start-up's progress (None: in a notebook or a terminal); ``verbose``: let the JVM's own output
-    through (None: when ``AISTOR_SPARK_VERBOSE`` is set).
+    environment's, ``endpoint``... override either). ``master`` (``local[2]``, ``spark://host:7077``,
+    ...): else ``AISTOR_SPARK_MASTER``, else Spark's default; under spark-submit, its ``--master`` rules
+    unless ``master`` is given. On a cluster the driver ships the jar kit to the executors
+    (``spark.jars``), and they reach the service with the session's credentials. ``extra_conf`` adds or
+    overrides properties: ``session("analytics", **{"spark.sql.shuffle.partitions": "4"})``.
+    ``progress``: show the start-up's progress (None: in a notebook or a terminal); ``verbose``: let the
+    JVM's own output through (None: when ``AISTOR_SPARK_VERBOSE`` is set).
 
     Spark keeps one session per process: when one is already running, Spark returns it and ignores
     the jar settings."""
@@ -135,6 +141,7 @@ def session(
         kit=find_kit(),
         extra_conf=extra_conf,
     ))
+    master = master or (None if launched_by_spark_submit() else spark_master())
     conf = {**conf, "spark.app.name": app_name, **({"spark.master": master} if master else {})}
     builder = SparkSession.builder
     for key, value in conf.items():

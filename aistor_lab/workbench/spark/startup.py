@@ -54,10 +54,15 @@ def jvm_log() -> Path | None:
     return _jvm_log
 
 
+def launched_by_spark_submit() -> bool:
+    """Whether spark-submit (or the pyspark shell) started this process, its JVM waiting for us."""
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
 def jvm_running() -> bool:
     from pyspark import SparkContext
 
-    return SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ
+    return SparkContext._gateway is not None or launched_by_spark_submit()
 
 
 def _last_words(path: Path, lines: int = 15) -> str:
