@@ -19,7 +19,6 @@ import pyarrow as pa
 import pytest
 import requests
 from pyiceberg.catalog import Catalog, load_catalog
-from pyiceberg.exceptions import CommitStateUnknownException, ServerError
 from pyiceberg.table import Table
 
 from aistor_lab.store.cache import SHARED_STATE_SECONDS
@@ -119,13 +118,6 @@ class Commits:
         return landed
 
 
-# Known fault of the remote store: a document read is a HEAD, then a GET with If-Match on the ETag
-# seen; when another server replaces the table pointer between the two, the read fails
-# (PreconditionFailed) and the commit or load answers 500 (PyIceberg's CommitStateUnknown, ServerError).
-# The test still proves nothing acknowledged was lost; it is marked expected-to-fail on that fault only.
-REMOTE_READ_RACE = "the server answered 500: a table pointer replaced between the remote store's HEAD and GET"
-
-
 def test_concurrent_appends_through_three_servers_lose_no_commit(servers):
     commits = 6
     with shared_warehouse(servers) as warehouse:
@@ -148,9 +140,6 @@ def test_concurrent_appends_through_three_servers_lose_no_commit(servers):
             table = catalog_of(server, warehouse, "reader").load_table("ns.appends")
             made.check_landed(table)
         check_no_missing_file(servers[0], table)
-        if errors and all(isinstance(e, CommitStateUnknownException | ServerError) for e in errors) and any(
-                "was replaced or deleted after it was opened" in server.log_path.read_text() for server in servers):
-            pytest.xfail(REMOTE_READ_RACE)
         assert errors == []
         assert len(made.acknowledged) == SERVERS * commits
 

@@ -262,6 +262,16 @@ class EncryptingStore(ObjectStore):
     def open_object(self, bucket: str, key: str, version_id: str | None = None) -> ObjectHandle:
         return self._open(bucket, key, version_id, self._params.customer_key)
 
+    def get_bytes(self, bucket: str, key: str) -> tuple[ObjectInfo, bytes]:
+        # The backend's own whole read (one GET on a remote store) answers one version, where opening
+        # then reading fails if another server replaces the object in between (a table's pointer
+        # under concurrent commits). An encrypted object is read again through a decrypting handle.
+        info, data = self._inner.get_bytes(bucket, key)
+        if StoredEncryption.from_metadata(info.metadata) is None:
+            refuse_customer_key(self._params.customer_key)
+            return info, data
+        return super().get_bytes(bucket, key)
+
     def _open(self, bucket: str, key: str, version_id: str | None, customer_key) -> ObjectHandle:
         handle = self._inner.open_object(bucket, key, version_id)
         try:
