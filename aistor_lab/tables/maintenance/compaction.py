@@ -36,7 +36,8 @@ from pyiceberg.table.update.validate import (
 from pyiceberg.typedef import EMPTY_DICT, Record
 from pyiceberg.utils.bin_packing import ListPacker
 
-from .format_v3 import V3Commits, deletion_vector_targets, referenced_data_file
+from ..manifest_reader import referenced_data_file
+from .format_v3 import V3Commits, deletion_vector_targets
 from .health import SIZE_BOUNDS, size_histogram
 from .report import FileEntry, OperationReport
 from .row_lineage import FileLineage, lineage_of, schema_with_lineage, with_lineage

@@ -21,7 +21,7 @@ from pyiceberg.table import FileScanTask
 from pyiceberg.table.snapshots import Snapshot
 from pyiceberg.types import LongType, NestedField
 
-from .format_v3 import file_first_row_id, read_entries, read_manifests
+from ..manifest_reader import file_first_row_id, read_entries, read_manifests
 
 ROW_ID = NestedField(2147483540, "_row_id", LongType(), required=False)
 LAST_UPDATED = NestedField(2147483539, "_last_updated_sequence_number", LongType(), required=False)

@@ -8,18 +8,10 @@ import threading
 from collections.abc import Callable
 
 from cachetools import LRUCache
-from pyiceberg.avro.file import AvroFile
 from pyiceberg.io import FileIO
-from pyiceberg.manifest import (
-    MANIFEST_ENTRY_SCHEMAS,
-    DataFile,
-    DataFileContent,
-    FileFormat,
-    ManifestEntry,
-    ManifestEntryStatus,
-    ManifestFile,
-    _inherit_from_manifest,
-)
+from pyiceberg.manifest import ManifestEntry, ManifestFile
+
+from ..manifest_reader import read_entries
 
 MAX_BYTES = 128 * 1024 * 1024
 # Parsed entries (DataFile records with their stats maps) take about 11 times their manifest's Avro
@@ -53,14 +45,6 @@ class ManifestCache:
         return entries
 
     def _read(self, manifest: ManifestFile) -> tuple[ManifestEntry, ...]:
-        """As ManifestFile.fetch_manifest_entry reads them, but with the newest schema: PyIceberg's
-        reads v2 fields only, and a deletion vector's answer needs v3's (referenced data file, offset
-        and size of its blob in the Puffin file)."""
-        schema = MANIFEST_ENTRY_SCHEMAS[max(MANIFEST_ENTRY_SCHEMAS)]
-        with AvroFile[ManifestEntry](
-            self._io.new_input(manifest.manifest_path), schema,
-            read_types={-1: ManifestEntry, 2: DataFile},
-            read_enums={0: ManifestEntryStatus, 101: FileFormat, 134: DataFileContent},
-        ) as reader:
-            return tuple(_inherit_from_manifest(entry, manifest) for entry in reader
-                         if entry.status != ManifestEntryStatus.DELETED)
+        """With every v3 field: a deletion vector's answer needs its referenced data file, offset and
+        size, and a data file its inherited first row id."""
+        return tuple(read_entries(self._io, manifest))

@@ -13,6 +13,7 @@ from pyiceberg.table import FileScanTask, ManifestGroupPlanner, _min_sequence_nu
 from pyiceberg.table.metadata import TableMetadata
 from pyiceberg.table.snapshots import Operation, ancestors_between_ids
 
+from ..manifest_reader import read_manifests
 from .manifest_cache import ManifestCache
 from .request import ScanRequest
 
@@ -62,8 +63,8 @@ def plan_files(metadata: TableMetadata, io: FileIO, scan: ScanRequest, cache: Ma
         metadata = metadata.model_copy(update={"current_schema_id": scan.schema.schema_id})
     planner = _CachedManifestPlanner(metadata, io, scan, cache, check_location)
     check_location(scan.snapshot.manifest_list)
-    if not scan.incremental:
-        return list(planner.plan_files(scan.snapshot.manifests(io)))
+    if not scan.incremental:  # the list read with v3's fields: data files inherit their first row ids
+        return list(planner.plan_files(read_manifests(io, scan.snapshot)))
     # An incremental scan is the data files that append snapshots after the start added (as
     # PyIceberg's IncrementalAppendScan plans them): no delete files apply to them.
     appends = [

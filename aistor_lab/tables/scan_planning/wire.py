@@ -16,14 +16,13 @@ from pyiceberg.table import FileScanTask
 from pyiceberg.table.metadata import TableMetadata
 from pyiceberg.types import PrimitiveType
 
+from ..manifest_reader import CONTENT_OFFSET, CONTENT_SIZE, FILE_FIRST_ROW_ID, REFERENCED_DATA_FILE
+
 _CONTENT = {
     DataFileContent.DATA: "data",
     DataFileContent.POSITION_DELETES: "position-deletes",
     DataFileContent.EQUALITY_DELETES: "equality-deletes",
 }
-# Positions of the v3 fields in PyIceberg's DataFile record (manifest.DATA_FILE_TYPE), which it
-# reads but does not name as properties.
-_FIRST_ROW_ID, _REFERENCED_DATA_FILE, _CONTENT_OFFSET, _CONTENT_SIZE = 16, 17, 18, 19
 
 
 class TaskEncoder:
@@ -47,7 +46,7 @@ class TaskEncoder:
         for task in tasks:
             references = []
             for delete_file in sorted(task.delete_files, key=lambda file: file.file_path):
-                key = f"{delete_file.file_path}#{_field(delete_file, _CONTENT_OFFSET)}"
+                key = f"{delete_file.file_path}#{_field(delete_file, CONTENT_OFFSET)}"
                 if key not in delete_index:
                     delete_index[key] = len(delete_files)
                     delete_files.append(self._delete_file(delete_file))
@@ -89,7 +88,7 @@ class TaskEncoder:
 
     def _data_file(self, file: DataFile) -> dict:
         encoded = self._content_file(file)
-        if (first_row_id := _field(file, _FIRST_ROW_ID)) is not None:
+        if (first_row_id := _field(file, FILE_FIRST_ROW_ID)) is not None:
             encoded["first-row-id"] = first_row_id
         if self._stats_ids:
             for name, counts in (("column-sizes", file.column_sizes), ("value-counts", file.value_counts),
@@ -106,8 +105,8 @@ class TaskEncoder:
         encoded = self._content_file(file)
         if file.content == DataFileContent.EQUALITY_DELETES and file.equality_ids:
             encoded["equality-ids"] = list(file.equality_ids)
-        for name, index in (("referenced-data-file", _REFERENCED_DATA_FILE), ("content-offset", _CONTENT_OFFSET),
-                            ("content-size-in-bytes", _CONTENT_SIZE)):
+        for name, index in (("referenced-data-file", REFERENCED_DATA_FILE), ("content-offset", CONTENT_OFFSET),
+                            ("content-size-in-bytes", CONTENT_SIZE)):
             if (value := _field(file, index)) is not None:
                 encoded[name] = value
         return encoded
