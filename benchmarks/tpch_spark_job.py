@@ -42,7 +42,7 @@ def run_pipeline(spark: SparkSession, source: str, namespace: str) -> dict:
         frame = spark.read.parquet(f"{source}/{table}.parquet")
         frame.writeTo(f"{namespace}.{table}").createOrReplace()
         loaded[table] = spark.table(f"{namespace}.{table}").count()
-    revenue = [(row.nation, str(row.revenue)) for row in spark.sql(REVENUE_BY_NATION.format(ns=namespace)).collect()]
+    revenue = [[row.nation, str(row.revenue)] for row in spark.sql(REVENUE_BY_NATION.format(ns=namespace)).collect()]
     customer = f"{namespace}.customer"
     before = _current_snapshot(spark, customer)
     spark.sql(f"UPDATE {customer} SET c_mktsegment = 'PLATINUM' WHERE c_acctbal > 9500")

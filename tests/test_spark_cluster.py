@@ -1,11 +1,12 @@
 """Spark on a standalone cluster (a master and two one-core workers on loopback, benchmarks/spark_cluster.py)
 against a running aistor-lab: the jar kit reaches the executors, they read and write through S3A and
 S3FileIO with the session's keys or the catalog's vended credentials, and the TPC-H tutorial's pipeline
-(benchmarks/tpch_spark_job.py) gives the sample data's answer in a session, as a spark-submit batch job
-and through ``%aistor spark`` with nothing but ``AISTOR_SPARK_MASTER`` set.
+(benchmarks/tpch_spark_job.py) gives local[2]'s answer, which is the sample data's, in a session, as a
+spark-submit batch job and through ``%aistor spark`` with nothing but ``AISTOR_SPARK_MASTER`` set.
 
-One cluster and one in-process SparkSession serve the module; the batch job and the magic run in
-processes of their own (Spark keeps one session per process).
+One cluster and one in-process SparkSession on it serve the module (after a local[2] one for the
+reference answer); the batch job and the magic run in processes of their own (Spark keeps one session
+per process).
 """
 
 from __future__ import annotations
@@ -74,10 +75,26 @@ def kit():
 
 
 @pytest.fixture(scope="module")
-def spark(service, cluster, kit):
-    session = aistor_spark.session(WAREHOUSE, app_name="aistor-lab-cluster-tests", master=cluster.master_url,
+def local_answer(service, kit) -> dict:
+    """The pipeline's answer on ``local[2]``, in a session stopped before the cluster's starts (one
+    SparkContext at a time in a process)."""
+    session = aistor_spark.session(WAREHOUSE, app_name="aistor-lab-local-reference", master="local[2]",
                                    service=service, progress=False,
                                    **{"spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "false"})
+    try:
+        return tpch_spark_job.run_pipeline(session, SOURCE, f"local_{uuid.uuid4().hex[:8]}")
+    finally:
+        session.stop()
+
+
+@pytest.fixture(scope="module")
+def spark(service, cluster, kit, local_answer):
+    # The driver's address for the executors, said here too: an earlier module's JVM, which this session
+    # may be made in, did not start with SPARK_LOCAL_IP.
+    session = aistor_spark.session(WAREHOUSE, app_name="aistor-lab-cluster-tests", master=cluster.master_url,
+                                   service=service, progress=False,
+                                   **{"spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "false",
+                                      "spark.driver.host": "127.0.0.1"})
     yield session
     session.stop()
 
@@ -141,7 +158,7 @@ def test_cluster_has_two_one_core_workers_on_loopback(cluster):
 # cores until the module ends (a standalone app takes every free core), and an app waits for cores.
 
 
-def test_spark_submit_batch_job_gives_the_same_answer(service, cluster, kit, expected, tmp_path):
+def test_spark_submit_batch_job_gives_the_same_answer(service, cluster, kit, expected, local_answer, tmp_path):
     answer_path = tmp_path / "answer.json"
     command = spark_cluster.submit_command(
         cluster.master_url, PIPELINE_SCRIPT, kit, {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4"},
@@ -152,9 +169,11 @@ def test_spark_submit_batch_job_gives_the_same_answer(service, cluster, kit, exp
                           check=False)
     assert done.returncode == 0, done.stderr[-4000:]
     answer = json.loads(answer_path.read_text())
-    assert answer["master"] == cluster.master_url
+    assert answer.pop("master") == cluster.master_url
+    assert_ran_on_both_workers(cluster, answer.pop("application"), kit)
+    del answer["seconds"]
+    assert answer == local_answer
     assert_answer(answer, expected)
-    assert_ran_on_both_workers(cluster, answer["application"], kit)
 
 
 def test_magic_runs_spark_on_the_cluster_aistor_spark_master_names(service, cluster, kit, tmp_path):
@@ -184,9 +203,11 @@ def test_magic_runs_spark_on_the_cluster_aistor_spark_master_names(service, clus
     assert_ran_on_both_workers(cluster, seen["application"], kit)
 
 
-def test_tpch_pipeline_runs_on_the_cluster_and_gives_the_sample_data_answer(spark, cluster, kit, expected):
+def test_tpch_pipeline_runs_on_the_cluster_as_on_local_and_gives_the_sample_data_answer(spark, cluster, kit,
+                                                                                       expected, local_answer):
     assert spark.sparkContext.master == cluster.master_url
     answer = tpch_spark_job.run_pipeline(spark, SOURCE, f"tpch_{uuid.uuid4().hex[:8]}")
+    assert answer == local_answer
     assert_answer(answer, expected)
     app_id = spark.sparkContext.applicationId
     # The master's account: this application holds both workers' cores; each worker's executor got the kit.
