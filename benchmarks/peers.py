@@ -297,7 +297,11 @@ def seaweedfs_cluster(workdir: Path, volumes: int = 2) -> list[ServerProcess]:
 
     master = role("master", "master", f"-ip={HOST}", f"-mdir={workdir / 'master'}", "-volumeSizeLimitMB=64",
                   "-defaultReplication=000", "-telemetry=false")
-    stores = [role(f"volume{i}", "volume", f"-ip={HOST}", f"-dir={workdir / f'volume{i}'}", "-max=64",
+    # Every bucket is a collection with volumes of its own; the master grows 7 at once by default,
+    # which fills the volume servers' slots after a few dozen buckets (writes then fail with
+    # InternalError, "No writable volumes"). One at a time suffices for a test or benchmark's load.
+    master.env["WEED_MASTER_VOLUME_GROWTH_COPY_1"] = "1"
+    stores = [role(f"volume{i}", "volume", f"-ip={HOST}", f"-dir={workdir / f'volume{i}'}", "-max=256",
                    f"-master={address(master)}") for i in range(1, volumes + 1)]
     filer = role("filer", "filer", f"-ip={HOST}", f"-master={address(master)}",
                  f"-defaultStoreDir={workdir / 'filer'}")

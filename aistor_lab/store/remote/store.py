@@ -27,6 +27,28 @@ How the interface maps onto S3, where the mapping is not one to one:
   (botocore splits a versions page into versions and delete markers; ``wire.listed_versions``
   orders them again). Bucket configuration documents live in the system bucket under
   ``bucket-configs/<bucket>/``.
+- Every write names its content type: remotes differ in the one they give an object written
+  without (S3: binary/octet-stream).
+
+What SeaweedFS needs (``traits.py``; the store recognises it by its ``Server`` header):
+
+- A write to a missing bucket creates the bucket there: PutObject, CopyObject and
+  CreateMultipartUpload are preceded by a HeadBucket, so they fail with NoSuchBucket as on S3.
+- If-Match on a missing key answers PreconditionFailed; a HEAD then tells NoSuchKey (on any remote,
+  only after a refusal).
+- CopyObject's result carries no checksums, though the copy keeps them: the copy's ObjectInfo is
+  read back with a HEAD pinned to its ETag, as a PutObject's is.
+- CompleteMultipartUpload must name every part's checksum when the upload has an algorithm, but
+  ListParts tells neither the algorithm nor the parts' checksums: the store records them in the
+  system bucket (``upload_records.py``) and forgets them when the upload completes or is aborted.
+  Part lists not in ascending order are refused here (SeaweedFS accepts them), and so is aborting
+  an upload ListParts does not know (SeaweedFS answers success).
+- ListParts lists a part uploaded again twice: the latest is kept.
+- The ETag of a part copied with UploadPartCopy is not the MD5 of its bytes (``traits``
+  tells it); the bytes and their order are S3's.
+- Listings walk its directory tree: StartAfter naming a key with keys under it skips them, so a
+  listing resumes from just before the key (``traits.just_before``) and drops what it has seen; a
+  page with a delimiter can hold more than MaxKeys entries, and is cut to them.
 """
 
 from __future__ import annotations
@@ -37,6 +59,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
+from itertools import pairwise
 from typing import IO, Any, TypeVar
 
 import boto3
@@ -48,6 +71,7 @@ from ..base import ObjectHandle, ObjectStore, Staging
 from ..errors import (
     BucketAlreadyOwnedByYou,
     BucketNotEmpty,
+    InvalidPartOrder,
     NoSuchBucket,
     NoSuchKey,
     NoSuchUpload,
@@ -74,6 +98,8 @@ from ..types import (
     WriteCondition,
 )
 from .conditional_writes import check_conditional_writes
+from .traits import LAST_CHAR, RemoteTraits, just_before, traits_of
+from .upload_records import forget_upload, read_records, record_algorithm, record_part
 from .wire import (
     CHECKSUM_MEMBERS,
     DEFAULT_CONTENT_TYPE,
@@ -110,8 +136,6 @@ MAX_POOL_CONNECTIONS = 64
 COPY_ATTEMPTS = 3
 # Bucket configuration documents live in the system bucket under this prefix.
 BUCKET_CONFIGS = "bucket-configs/"
-# The greatest character: ``prefix + LAST_CHAR`` sorts after (almost) every key under prefix.
-LAST_CHAR = "\U0010ffff"
 
 
 class SpooledStaging(Staging):
@@ -210,7 +234,13 @@ class RemoteS3Store(ObjectStore):
         )
         if self._find_bucket(system_bucket) is None:
             self._create_remote_bucket(system_bucket)
+        self._traits = traits_of(self._call("head_bucket", missing=NoSuchBucket, Bucket=system_bucket))
         check_conditional_writes(self._client, system_bucket, endpoint_url)
+
+    @property
+    def traits(self) -> RemoteTraits:
+        """What the remote does differently from S3, where the store makes up for it or cannot."""
+        return self._traits
 
     def close(self) -> None:
         self._client.close()
@@ -318,6 +348,23 @@ class RemoteS3Store(ObjectStore):
         """Raises NoSuchBucket; one HeadBucket, where get_bucket lists buckets and reads versioning."""
         self._call("head_bucket", missing=NoSuchBucket, Bucket=self._remote(bucket))
 
+    def _check_bucket_before_write(self, bucket: str) -> None:
+        """On a remote whose writes create missing buckets, NoSuchBucket before the write instead.
+        A bucket deleted between the check and the write comes back (with that one object)."""
+        if self._traits.writes_create_buckets:
+            self._check_bucket(bucket)
+
+    @contextmanager
+    def _refined_precondition(self, bucket: str, key: str, condition: WriteCondition | None) -> Iterator[None]:
+        """With If-Match on a key that does not exist S3 answers NoSuchKey; some remotes (SeaweedFS)
+        answer PreconditionFailed, which a HEAD then tells apart."""
+        try:
+            yield
+        except PreconditionFailed:
+            if condition is not None and condition.if_match is not None:
+                self._head(bucket, key)  # raises NoSuchKey
+            raise
+
     def get_bucket_config(self, bucket: str, name: str) -> bytes | None:
         # Every write reads a configuration or two (object lock, default encryption): check the bucket
         # in one request, and that only when the document is absent.
@@ -401,21 +448,23 @@ class RemoteS3Store(ObjectStore):
         staging = self._own(data)
         try:
             remote = self._remote(bucket)
+            self._check_bucket_before_write(bucket)
             attributes = attribute_params(content_type, metadata, headers) | lock_params(lock) | tagging_params(tags)
-            if staging.size > self._multipart_threshold:
-                response = self._put_in_parts(remote, key, staging, attributes, condition)
-            else:
-                response = self._call(
-                    "put_object",
-                    Bucket=remote,
-                    Key=key,
-                    Body=staging.rewound(),
-                    ContentLength=staging.size,
-                    ContentMD5=staging.md5_base64(),
-                    **attributes,
-                    **checksum_params(checksums),
-                    **condition_params(condition),
-                )
+            with self._refined_precondition(bucket, key, condition):
+                if staging.size > self._multipart_threshold:
+                    response = self._put_in_parts(remote, key, staging, attributes, condition)
+                else:
+                    response = self._call(
+                        "put_object",
+                        Bucket=remote,
+                        Key=key,
+                        Body=staging.rewound(),
+                        ContentLength=staging.size,
+                        ContentMD5=staging.md5_base64(),
+                        **attributes,
+                        **checksum_params(checksums),
+                        **condition_params(condition),
+                    )
         finally:
             staging.discard()
         etag = strip_etag(response["ETag"])
@@ -635,6 +684,7 @@ class RemoteS3Store(ObjectStore):
         tags: dict[str, str] | None = None,
     ) -> ObjectInfo:
         remote = self._remote(dst_bucket)
+        self._check_bucket_before_write(dst_bucket)
         tagging = {} if tags is None else {"TaggingDirective": "REPLACE", **tagging_params(tags)}
 
         def copy(source: ObjectInfo) -> ObjectInfo:
@@ -659,7 +709,7 @@ class RemoteS3Store(ObjectStore):
             )
             result = response["CopyObjectResult"]
             etag = strip_etag(result["ETag"])
-            return ObjectInfo(
+            known = ObjectInfo(
                 dst_bucket,
                 dst_key,
                 source.size,
@@ -672,6 +722,8 @@ class RemoteS3Store(ObjectStore):
                 lock=lock,
                 tags=source.tags if tags is None else dict(tags),
             )
+            # The result tells no checksums on some remotes (SeaweedFS), though the copy keeps them.
+            return replace(self._info_after_write(known), tags=known.tags)
 
         return self._with_pinned_source(src_bucket, src_key, src_version_id, copy)
 
@@ -692,9 +744,12 @@ class RemoteS3Store(ObjectStore):
             # Resuming after a common prefix skips its keys. S3 has no "after everything under
             # this prefix", so start just past it and drop the rare keys beyond (U+10FFFF + more).
             params["StartAfter"] = start_after + LAST_CHAR
+        elif start_after and self._traits.lists_by_directory:
+            params["StartAfter"] = just_before(start_after)
+        after = start_after.encode()
 
         def wanted(entry: str) -> bool:
-            return not (skip_under and entry.startswith(start_after))
+            return entry.encode() > after and not (skip_under and entry.startswith(start_after))
 
         objects: list[ObjectInfo] = []
         common: list[str] = []
@@ -717,7 +772,14 @@ class RemoteS3Store(ObjectStore):
             if not truncated or len(objects) + len(common) >= max_keys:
                 break
             params["ContinuationToken"] = response["NextContinuationToken"]
-        last = max([info.key for info in objects[-1:]] + common[-1:], default=None)
+        if len(objects) + len(common) > max_keys:
+            # A remote's page held more than asked (SeaweedFS, with a delimiter): keep the first ones.
+            kept = sorted([info.key for info in objects] + common, key=str.encode)[:max_keys]
+            limit = kept[-1].encode() if kept else b""
+            objects = [info for info in objects if info.key.encode() <= limit]
+            common = [entry for entry in common if entry.encode() <= limit]
+            truncated = True
+        last = max([info.key for info in objects[-1:]] + common[-1:], key=str.encode, default=None)
         return ListPage(objects, common, truncated, last if truncated else None)
 
     def list_object_versions(
@@ -776,7 +838,14 @@ class RemoteS3Store(ObjectStore):
             attributes["ChecksumAlgorithm"] = checksum_algorithm.upper()
         if checksum_type:
             attributes["ChecksumType"] = checksum_type
-        response = self._call("create_multipart_upload", Bucket=self._remote(bucket), Key=key, **attributes)
+        remote = self._remote(bucket)
+        self._check_bucket_before_write(bucket)
+        response = self._call("create_multipart_upload", Bucket=remote, Key=key, **attributes)
+        if checksum_algorithm and self._traits.forgets_upload_checksums:
+            with self._errors():
+                record_algorithm(
+                    self._client, self._system_bucket, remote, response["UploadId"], checksum_algorithm, checksum_type
+                )
         return UploadInfo(
             bucket,
             key,
@@ -817,13 +886,20 @@ class RemoteS3Store(ObjectStore):
             )
         finally:
             staging.discard()
-        return PartInfo(
+        part = PartInfo(
             part_number,
             strip_etag(response["ETag"]),
             staging.size,
             response_date(response),
             checksums_of(response),
         )
+        if part.checksums and self._traits.forgets_upload_checksums:
+            with self._errors():
+                record_part(
+                    self._client, self._system_bucket, self._remote(bucket), upload_id, part_number, part.etag,
+                    part.checksums,
+                )  # fmt: skip
+        return part
 
     def upload_part_copy(
         self,
@@ -879,6 +955,9 @@ class RemoteS3Store(ObjectStore):
         """``checksums`` are not sent: the remote computes the object's own from the parts'
         checksums, which it requires in the request when the upload has an algorithm. An upload
         completed already is the remote's to answer (S3 answers a repeat with the object it made)."""
+        if any(later <= earlier for (earlier, _), (later, _) in pairwise(parts)):
+            # S3 refuses a list not in strictly ascending order; not every remote checks (SeaweedFS).
+            raise InvalidPartOrder()
         try:
             stored = {part.part_number: part for part in self._all_parts(bucket, key, upload_id)}
         except NoSuchUpload:
@@ -899,6 +978,7 @@ class RemoteS3Store(ObjectStore):
             MultipartUpload={"Parts": completed},
             **condition_params(condition),
         )
+        self._forget_upload_records(self._remote(bucket), upload_id)
         etag = strip_etag(response["ETag"])
         size = sum(stored[number].size for number, _ in parts if number in stored)
         known = ObjectInfo(
@@ -923,13 +1003,17 @@ class RemoteS3Store(ObjectStore):
             marker = page.next_part_marker
 
     def abort_multipart_upload(self, bucket: str, key: str, upload_id: str) -> None:
-        self._call(
-            "abort_multipart_upload",
-            missing=NoSuchUpload,
-            Bucket=self._remote(bucket),
-            Key=key,
-            UploadId=upload_id,
-        )
+        remote = self._remote(bucket)
+        if self._traits.aborts_unknown_uploads:
+            self._call("list_parts", missing=NoSuchUpload, Bucket=remote, Key=key, UploadId=upload_id, MaxParts=1)
+        self._call("abort_multipart_upload", missing=NoSuchUpload, Bucket=remote, Key=key, UploadId=upload_id)
+        self._forget_upload_records(remote, upload_id)
+
+    def _forget_upload_records(self, remote: str, upload_id: str) -> None:
+        # Left-over records only cost a listing entry each: their removal's failure is not the caller's.
+        if self._traits.forgets_upload_checksums:
+            with suppress(BotoCoreError, ClientError):
+                forget_upload(self._client, self._system_bucket, remote, upload_id)
 
     def list_parts(
         self, bucket: str, key: str, upload_id: str, *, part_number_marker: int = 0, max_parts: int = 1000
@@ -958,8 +1042,20 @@ class RemoteS3Store(ObjectStore):
                 entry["LastModified"].timestamp(),
                 checksums_of(entry),
             )
-            for entry in response.get("Parts", [])
+            for entry in _latest_parts(response.get("Parts", []))
         ]
+        if self._traits.forgets_upload_checksums:
+            with self._errors():
+                records = read_records(self._client, self._system_bucket, self._remote(bucket), upload_id)
+            upload = replace(
+                upload,
+                checksum_algorithm=upload.checksum_algorithm or records.checksum_algorithm,
+                checksum_type=upload.checksum_type or records.checksum_type,
+            )
+            parts = [
+                replace(part, checksums=part.checksums or records.part_checksums.get((part.part_number, part.etag), {}))
+                for part in parts
+            ]
         marker = response.get("NextPartNumberMarker")
         return PartsPage(upload, parts, bool(response.get("IsTruncated")), int(marker) if marker else None)
 
@@ -999,6 +1095,17 @@ class RemoteS3Store(ObjectStore):
             response.get("NextKeyMarker") or None,
             response.get("NextUploadIdMarker") or None,
         )
+
+
+def _latest_parts(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each part number once, its latest upload: some remotes (SeaweedFS) list a part uploaded
+    again twice."""
+    latest: dict[int, dict[str, Any]] = {}
+    for entry in entries:
+        kept = latest.get(entry["PartNumber"])
+        if kept is None or entry["LastModified"] >= kept["LastModified"]:
+            latest[entry["PartNumber"]] = entry
+    return [latest[number] for number in sorted(latest)]
 
 
 def version_params(info: ObjectInfo) -> dict[str, str]:

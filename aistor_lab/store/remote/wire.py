@@ -163,9 +163,12 @@ def attribute_params(
     content_type: str | None, metadata: Mapping[str, str] | None, headers: Mapping[str, str] | None
 ) -> dict[str, Any]:
     """Content type, user metadata and stored headers as the parameters of a write."""
-    params: dict[str, Any] = {"Metadata": metadata_to_wire(metadata or {})}
-    if content_type:
-        params["ContentType"] = content_type
+    # The type is always sent: remotes differ in the one they give an object written without
+    # (SeaweedFS answers text/plain), S3's is binary/octet-stream.
+    params: dict[str, Any] = {
+        "Metadata": metadata_to_wire(metadata or {}),
+        "ContentType": content_type or DEFAULT_CONTENT_TYPE,
+    }
     for name, value in (headers or {}).items():
         if name == "Expires":
             # botocore sends Expires only as a date; an unparsable one is left out.
