@@ -41,6 +41,8 @@ What SeaweedFS needs (``traits.py``; the store recognises it by its ``Server`` h
 - CompleteMultipartUpload must name every part's checksum when the upload has an algorithm, but
   ListParts tells neither the algorithm nor the parts' checksums: the store records them in the
   system bucket (``upload_records.py``) and forgets them when the upload completes or is aborted.
+  So is when each upload started, to the nanosecond: it lists uploads in upload id order, which the
+  store makes S3's (key, then start) from all the prefix's uploads.
   Part lists not in ascending order are refused here (SeaweedFS accepts them), and so is aborting
   an upload ListParts does not know (SeaweedFS answers success).
 - ListParts lists a part uploaded again twice: the latest is kept.
@@ -56,6 +58,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import tempfile
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
@@ -71,6 +74,7 @@ from ..base import ObjectHandle, ObjectStore, Staging
 from ..errors import (
     BucketAlreadyOwnedByYou,
     BucketNotEmpty,
+    InvalidPart,
     InvalidPartOrder,
     NoSuchBucket,
     NoSuchKey,
@@ -80,6 +84,7 @@ from ..errors import (
     PreconditionFailed,
     StoreError,
 )
+from ..local.listing import resume
 from ..object_lock import NO_LOCK, ObjectLock
 from ..types import (
     MAX_PART_NUMBER,
@@ -99,7 +104,14 @@ from ..types import (
 )
 from .conditional_writes import check_conditional_writes
 from .traits import LAST_CHAR, RemoteTraits, just_before, traits_of
-from .upload_records import forget_upload, read_records, record_algorithm, record_part
+from .upload_records import (
+    forget_upload,
+    read_records,
+    record_algorithm,
+    record_part,
+    record_start,
+    start_times,
+)
 from .wire import (
     CHECKSUM_MEMBERS,
     DEFAULT_CONTENT_TYPE,
@@ -841,11 +853,13 @@ class RemoteS3Store(ObjectStore):
         remote = self._remote(bucket)
         self._check_bucket_before_write(bucket)
         response = self._call("create_multipart_upload", Bucket=remote, Key=key, **attributes)
-        if checksum_algorithm and self._traits.forgets_upload_checksums:
-            with self._errors():
+        with self._errors():
+            if checksum_algorithm and self._traits.forgets_upload_checksums:
                 record_algorithm(
                     self._client, self._system_bucket, remote, response["UploadId"], checksum_algorithm, checksum_type
                 )
+            if self._traits.lists_uploads_by_id:
+                record_start(self._client, self._system_bucket, remote, response["UploadId"])
         return UploadInfo(
             bucket,
             key,
@@ -893,7 +907,7 @@ class RemoteS3Store(ObjectStore):
             response_date(response),
             checksums_of(response),
         )
-        if part.checksums and self._traits.forgets_upload_checksums:
+        if self._traits.forgets_upload_checksums:
             with self._errors():
                 record_part(
                     self._client, self._system_bucket, self._remote(bucket), upload_id, part_number, part.etag,
@@ -964,6 +978,9 @@ class RemoteS3Store(ObjectStore):
             stored = {}
         completed = []
         for number, etag in parts:
+            if number in stored and stored[number].etag != strip_etag(etag):
+                # A part uploaded again replaced this one; not every remote forgets it (SeaweedFS).
+                raise InvalidPart(f"Part {number} is not the one uploaded last.")
             entry: dict[str, Any] = {"PartNumber": number, "ETag": quote_etag(etag)}
             if number in stored:
                 entry.update(
@@ -1011,7 +1028,7 @@ class RemoteS3Store(ObjectStore):
 
     def _forget_upload_records(self, remote: str, upload_id: str) -> None:
         # Left-over records only cost a listing entry each: their removal's failure is not the caller's.
-        if self._traits.forgets_upload_checksums:
+        if self._traits.forgets_upload_checksums or self._traits.lists_uploads_by_id:
             with suppress(BotoCoreError, ClientError):
                 forget_upload(self._client, self._system_bucket, remote, upload_id)
 
@@ -1034,16 +1051,8 @@ class RemoteS3Store(ObjectStore):
             bucket, key, upload_id, 0.0, checksum_algorithm=algorithm.lower() if algorithm else None,
             checksum_type=response.get("ChecksumType"),
         )  # fmt: skip
-        parts = [
-            PartInfo(
-                entry["PartNumber"],
-                strip_etag(entry["ETag"]),
-                entry["Size"],
-                entry["LastModified"].timestamp(),
-                checksums_of(entry),
-            )
-            for entry in _latest_parts(response.get("Parts", []))
-        ]
+        entries = response.get("Parts", [])
+        latest: dict[int, str] = {}
         if self._traits.forgets_upload_checksums:
             with self._errors():
                 records = read_records(self._client, self._system_bucket, self._remote(bucket), upload_id)
@@ -1052,6 +1061,18 @@ class RemoteS3Store(ObjectStore):
                 checksum_algorithm=upload.checksum_algorithm or records.checksum_algorithm,
                 checksum_type=upload.checksum_type or records.checksum_type,
             )
+            latest = {number: etag for number, (_, etag) in records.latest_parts.items()}
+        parts = [
+            PartInfo(
+                entry["PartNumber"],
+                strip_etag(entry["ETag"]),
+                entry["Size"],
+                entry["LastModified"].timestamp(),
+                checksums_of(entry),
+            )
+            for entry in _latest_parts(entries, latest)
+        ]
+        if self._traits.forgets_upload_checksums:
             parts = [
                 replace(part, checksums=part.checksums or records.part_checksums.get((part.part_number, part.etag), {}))
                 for part in parts
@@ -1070,41 +1091,81 @@ class RemoteS3Store(ObjectStore):
         max_uploads: int = 1000,
     ) -> UploadsPage:
         """Uploads as ListMultipartUploads tells them: key, id, start time and checksum algorithm."""
+        if self._traits.lists_uploads_by_id:
+            return self._paged_uploads(bucket, prefix, delimiter, key_marker, upload_id_marker, max_uploads)
         params = self._two_marker_params(
             bucket, prefix, delimiter, key_marker, ("UploadIdMarker", upload_id_marker)
         )
         response = self._call(
             "list_multipart_uploads", missing=NoSuchBucket, MaxUploads=max_uploads, **params
         )
-        uploads = [
-            UploadInfo(
-                bucket,
-                entry["Key"],
-                entry["UploadId"],
-                entry["Initiated"].timestamp(),
-                checksum_algorithm=entry["ChecksumAlgorithm"].lower()
-                if entry.get("ChecksumAlgorithm")
-                else None,
-            )
-            for entry in response.get("Uploads", [])
-        ]
         return UploadsPage(
-            uploads,
+            [_listed_upload(bucket, entry) for entry in response.get("Uploads", [])],
             [entry["Prefix"] for entry in response.get("CommonPrefixes", [])],
             bool(response.get("IsTruncated")),
             response.get("NextKeyMarker") or None,
             response.get("NextUploadIdMarker") or None,
         )
 
+    def _paged_uploads(
+        self, bucket: str, prefix: str, delimiter: str, key_marker: str, upload_id_marker: str, max_uploads: int
+    ) -> UploadsPage:
+        """S3's page of the uploads under ``prefix`` (key order, then start time), from all of them:
+        memory grows with the prefix's unfinished uploads, which are few but for a leak."""
+        params: dict[str, Any] = {"Bucket": self._remote(bucket), "Prefix": prefix}
+        rows: list[tuple[bytes, UploadInfo]] = []
+        while True:
+            response = self._call("list_multipart_uploads", missing=NoSuchBucket, **params)
+            rows += [
+                (entry["Key"].encode(), _listed_upload(bucket, entry))
+                for entry in response.get("Uploads", [])
+                if entry["Key"].startswith(prefix)
+            ]
+            if not response.get("IsTruncated") or not response.get("NextUploadIdMarker"):
+                break
+            params["UploadIdMarker"] = response["NextUploadIdMarker"]
+        with self._errors():
+            started = start_times(self._client, self._system_bucket, params["Bucket"])
+        rows.sort(key=lambda row: (row[0], started.get(row[1].upload_id, int(row[1].initiated * 1e9))))
+        keys = [key for key, _ in rows]
+        marker = key_marker.encode()
 
-def _latest_parts(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        def scan(bound: bytes, inclusive: bool, limit: int) -> list[tuple[bytes, UploadInfo]]:
+            start = (bisect_left if inclusive else bisect_right)(keys, bound)
+            return rows[start : start + limit]
+
+        first: list[tuple[bytes, UploadInfo]] = []
+        if upload_id_marker and key_marker.startswith(prefix):
+            # S3: the marker key's own uploads after the upload id marker come first.
+            own = [row for row in rows if row[0] == marker]
+            ids = [upload.upload_id for _, upload in own]
+            first = own[ids.index(upload_id_marker) + 1 :] if upload_id_marker in ids else []
+        page = resume(first, scan, prefix.encode(), delimiter.encode(), marker, max_uploads)
+        if not page.is_truncated:
+            return UploadsPage(page.entries, page.common_prefixes, False, None, None)
+        upload_id = page.last_entry.upload_id if page.last_entry is not None else None
+        return UploadsPage(page.entries, page.common_prefixes, True, page.last_key, upload_id)
+
+
+def _listed_upload(bucket: str, entry: dict[str, Any]) -> UploadInfo:
+    algorithm = entry.get("ChecksumAlgorithm")
+    return UploadInfo(
+        bucket, entry["Key"], entry["UploadId"], entry["Initiated"].timestamp(),
+        checksum_algorithm=algorithm.lower() if algorithm else None,
+    )  # fmt: skip
+
+
+def _latest_parts(entries: list[dict[str, Any]], recorded: dict[int, str]) -> list[dict[str, Any]]:
     """Each part number once, its latest upload: some remotes (SeaweedFS) list a part uploaded
-    again twice."""
+    again twice. ``recorded``: part number -> the ETag of its latest upload, where known."""
     latest: dict[int, dict[str, Any]] = {}
     for entry in entries:
-        kept = latest.get(entry["PartNumber"])
-        if kept is None or entry["LastModified"] >= kept["LastModified"]:
-            latest[entry["PartNumber"]] = entry
+        number, kept = entry["PartNumber"], latest.get(entry["PartNumber"])
+        if number in recorded:
+            if kept is None or strip_etag(entry["ETag"]) == recorded[number]:
+                latest[number] = entry
+        elif kept is None or entry["LastModified"] >= kept["LastModified"]:
+            latest[number] = entry
     return [latest[number] for number in sorted(latest)]
 
 

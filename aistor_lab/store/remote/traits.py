@@ -32,12 +32,15 @@ class RemoteTraits:
     # UploadPartCopy's ETag is the MD5 of the part's bytes, as S3 makes it; SeaweedFS makes it from
     # the part's chunks instead (``<md5>-<chunks>``), and a multipart object's ETag from those.
     copied_part_etags_are_md5: bool = True
+    # ListMultipartUploads is in upload id order, without common prefixes or a next key marker
+    # (SeaweedFS): the store lists the prefix's uploads whole and pages them as S3 does.
+    lists_uploads_by_id: bool = False
 
 
 S3_TRAITS = RemoteTraits()
 SEAWEEDFS_TRAITS = RemoteTraits(
     writes_create_buckets=True, forgets_upload_checksums=True, lists_by_directory=True, aborts_unknown_uploads=True,
-    copied_part_etags_are_md5=False,
+    copied_part_etags_are_md5=False, lists_uploads_by_id=True,
 )
 
 

@@ -9,11 +9,16 @@ listing reads them all back, whichever server wrote them:
 - ``part/<number>/<ETag>/<algorithm>/<value>`` per checksum of an uploaded part (value in URL-safe
   base64). A part uploaded again gets a record under its new ETag; the ETag the remote lists
   tells which is the part's.
+- ``uploaded/<number>/<nanoseconds>/<ETag>`` per uploaded part: SeaweedFS lists a part uploaded
+  again twice, with times in whole seconds; the latest record tells which is the part.
+- ``started/<nanoseconds>``: when the upload was created. SeaweedFS tells it in whole seconds, and
+  S3 lists a key's uploads in the order they started.
 """
 
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +36,8 @@ class UploadRecords:
     checksum_type: str | None = None
     # (part number, ETag) -> algorithm -> base64 value
     part_checksums: dict[tuple[int, str], dict[str, str]] = field(default_factory=dict)
+    # part number -> (when, ETag) of its latest upload
+    latest_parts: dict[int, tuple[int, str]] = field(default_factory=dict)
 
 
 def _prefix(remote_bucket: str, upload_id: str) -> str:
@@ -55,10 +62,28 @@ def record_part(
     client: BaseClient, system_bucket: str, remote_bucket: str, upload_id: str, part_number: int, etag: str,
     checksums: Mapping[str, str],
 ) -> None:  # fmt: skip
+    prefix = _prefix(remote_bucket, upload_id)
+    _put_record(client, system_bucket, f"{prefix}uploaded/{part_number}/{time.time_ns():020d}/{etag}")
     for algorithm, value in checksums.items():
         encoded = value.replace("+", "-").replace("/", "_")
-        key = f"{_prefix(remote_bucket, upload_id)}part/{part_number}/{etag}/{algorithm}/{encoded}"
+        key = f"{prefix}part/{part_number}/{etag}/{algorithm}/{encoded}"
         _put_record(client, system_bucket, key)
+
+
+def record_start(client: BaseClient, system_bucket: str, remote_bucket: str, upload_id: str) -> None:
+    _put_record(client, system_bucket, f"{_prefix(remote_bucket, upload_id)}started/{time.time_ns():020d}")
+
+
+def start_times(client: BaseClient, system_bucket: str, remote_bucket: str) -> dict[str, int]:
+    """Upload id -> when it started (nanoseconds), for the bucket's uploads that have the record."""
+    prefix = f"{RECORDS}{remote_bucket}/"
+    started = {}
+    for key in _record_keys(client, system_bucket, prefix):
+        upload_id, _, rest = key[len(prefix) :].partition("/")
+        kind, _, value = rest.partition("/")
+        if kind == "started" and value.isdigit():
+            started[upload_id] = int(value)
+    return started
 
 
 def _record_keys(client: BaseClient, system_bucket: str, prefix: str) -> Iterator[str]:
@@ -84,6 +109,9 @@ def read_records(client: BaseClient, system_bucket: str, remote_bucket: str, upl
             value = encoded.replace("-", "+").replace("_", "/")
             base64.b64decode(value, validate=True)  # a record of ours, or a bug: fail loudly
             records.part_checksums.setdefault((int(number), etag), {})[algorithm] = value
+        elif kind == "uploaded" and len(fields) == 3:
+            number, when, etag = fields
+            records.latest_parts[int(number)] = max(records.latest_parts.get(int(number), (0, "")), (int(when), etag))
     return records
 
 
