@@ -10,13 +10,14 @@ import zlib
 from collections.abc import Callable
 from contextlib import contextmanager
 
-from ..store import ObjectStore
+from ..store import NoSuchBucket, NoSuchKey, ObjectStore
 from ..store.locations import OutsideScope, Scope
 from . import layout
 from .containers import DELETING, Containers
 from .errors import BadRequestException, NoSuchNamespaceException, NoSuchWarehouseException
 from .idempotency import Idempotency
 from .json_files import Doc, Documents, MetadataFiles, split_location
+from .names import check_name, check_namespace
 from .pointers import Pointers
 
 _LOCK_STRIPES = 64
@@ -101,6 +102,29 @@ class CatalogContext:
             return location.rstrip("/")
 
         return check
+
+
+    def named_request(
+        self, idempotency_key: str | None, operation: str, warehouse: str, namespace: list[str], request: object,
+        what: str, run: Callable[[list[str], str], object],
+    ):
+        """A create or register request of a table or view: its namespace and ``name`` checked, then
+        ``run(namespace, name)`` once per idempotency key."""
+        namespace = check_namespace(namespace)
+        if not isinstance(request, dict):
+            raise BadRequestException("Invalid request: expected an object")
+        name = check_name(request.get("name"), f"{what} name")
+        return self.idempotency.run(
+            idempotency_key, f"{operation} {warehouse} {namespace} {name}", lambda: run(namespace, name))
+
+    def registered_file(self, warehouse: str, namespace: list[str], request: dict) -> tuple[str, bytes]:
+        """The metadata file a register request names, inside the warehouse, and its bytes."""
+        self.namespace(warehouse, namespace)
+        metadata_location = self.location_checker(warehouse)(request.get("metadata-location"))  # type: ignore[arg-type]
+        try:
+            return metadata_location, self.files.read_bytes(metadata_location)
+        except (NoSuchKey, NoSuchBucket) as exc:
+            raise BadRequestException(f"Metadata file does not exist: {metadata_location}") from exc
 
 
 def no_such_namespace(namespace: list[str]) -> NoSuchNamespaceException:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 
-from ..store import NoSuchBucket, NoSuchKey, StoreError
+from ..store import StoreError
 from . import layout
 from .commits import Planned, commit_with_retries, metadata_file_location, write_metadata
 from .context import CatalogContext
@@ -108,15 +108,9 @@ class Tables:
     ) -> TableResult:
         """CreateTableResponse. With ``stage-create`` the metadata is returned without a
         metadata-location and nothing is written: the client commits it with assert-create."""
-        namespace = check_namespace(namespace)
-        if not isinstance(request, dict):
-            raise BadRequestException("Invalid request: expected an object")
-        table = check_name(request.get("name"), "table name")
-        return self.ctx.idempotency.run(
-            idempotency_key,
-            f"create-table {warehouse} {namespace} {table}",
-            lambda: self._create(warehouse, namespace, table, request),
-        )
+        return self.ctx.named_request(
+            idempotency_key, "create-table", warehouse, namespace, request, "table",
+            lambda namespace, name: self._create(warehouse, namespace, name, request))
 
     def _create(self, warehouse: str, namespace: list[str], table: str, request: dict) -> TableResult:
         self.entries.check_free(warehouse, namespace, table)
@@ -147,26 +141,14 @@ class Tables:
     ) -> TableResult:
         """Register an existing metadata file (inside the warehouse) as a table; with ``overwrite``
         an existing table of that name is re-pointed."""
-        namespace = check_namespace(namespace)
-        if not isinstance(request, dict):
-            raise BadRequestException("Invalid request: expected an object")
-        table = check_name(request.get("name"), "table name")
-        return self.ctx.idempotency.run(
-            idempotency_key,
-            f"register-table {warehouse} {namespace} {table}",
-            lambda: self._register(warehouse, namespace, table, request),
-        )
+        return self.ctx.named_request(
+            idempotency_key, "register-table", warehouse, namespace, request, "table",
+            lambda namespace, name: self._register(warehouse, namespace, name, request))
 
     def _register(self, warehouse: str, namespace: list[str], table: str, request: dict) -> TableResult:
-        self.ctx.namespace(warehouse, namespace)
-        checker = self.ctx.location_checker(warehouse)
-        metadata_location = checker(request.get("metadata-location"))  # type: ignore[arg-type]
-        try:
-            data = self.ctx.files.read_bytes(metadata_location)
-        except (NoSuchKey, NoSuchBucket) as exc:
-            raise BadRequestException(f"Metadata file does not exist: {metadata_location}") from exc
+        metadata_location, data = self.ctx.registered_file(warehouse, namespace, request)
         metadata = parse_foreign_metadata(data, metadata_location)
-        metadata["location"] = checker(metadata["location"])
+        metadata["location"] = self.ctx.location_checker(warehouse)(metadata["location"])
         body = pointer_body(metadata, metadata_location)
         key = self.entries.key(warehouse, namespace, table, TABLE)
         if request.get("overwrite"):

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from ..store import NoSuchBucket, NoSuchKey
 from .commits import Planned, commit_with_retries, metadata_file_location, write_metadata
 from .context import CatalogContext
 from .entries import VIEW, Entries
 from .errors import BadRequestException
 from .foreign_metadata import parse_foreign_view
-from .names import check_name, check_namespace
+from .names import check_namespace
 from .pointers import Pointer
 from .requirements import check_view_requirements
 from .view_metadata import ViewMetadataBuilder, new_view_metadata, normalize_view, serialize_view
@@ -46,15 +45,9 @@ class Views:
         self, warehouse: str, namespace: list[str], request: dict, *, idempotency_key: str | None = None
     ) -> dict:
         """LoadViewResult of a new view (schema id 0, version id 1)."""
-        namespace = check_namespace(namespace)
-        if not isinstance(request, dict):
-            raise BadRequestException("Invalid request: expected an object")
-        view = check_name(request.get("name"), "view name")
-        return self.ctx.idempotency.run(
-            idempotency_key,
-            f"create-view {warehouse} {namespace} {view}",
-            lambda: self._create(warehouse, namespace, view, request),
-        )
+        return self.ctx.named_request(
+            idempotency_key, "create-view", warehouse, namespace, request, "view",
+            lambda namespace, name: self._create(warehouse, namespace, name, request))
 
     def _create(self, warehouse: str, namespace: list[str], view: str, request: dict) -> dict:
         self.entries.check_free(warehouse, namespace, view)
@@ -77,26 +70,14 @@ class Views:
         self, warehouse: str, namespace: list[str], request: dict, *, idempotency_key: str | None = None
     ) -> dict:
         """LoadViewResult of an existing view metadata file (inside the warehouse) registered as a view."""
-        namespace = check_namespace(namespace)
-        if not isinstance(request, dict):
-            raise BadRequestException("Invalid request: expected an object")
-        view = check_name(request.get("name"), "view name")
-        return self.ctx.idempotency.run(
-            idempotency_key,
-            f"register-view {warehouse} {namespace} {view}",
-            lambda: self._register(warehouse, namespace, view, request),
-        )
+        return self.ctx.named_request(
+            idempotency_key, "register-view", warehouse, namespace, request, "view",
+            lambda namespace, name: self._register(warehouse, namespace, name, request))
 
     def _register(self, warehouse: str, namespace: list[str], view: str, request: dict) -> dict:
-        self.ctx.namespace(warehouse, namespace)
-        checker = self.ctx.location_checker(warehouse)
-        metadata_location = checker(request.get("metadata-location"))  # type: ignore[arg-type]
-        try:
-            data = self.ctx.files.read_bytes(metadata_location)
-        except (NoSuchKey, NoSuchBucket) as exc:
-            raise BadRequestException(f"Metadata file does not exist: {metadata_location}") from exc
+        metadata_location, data = self.ctx.registered_file(warehouse, namespace, request)
         metadata = parse_foreign_view(data, metadata_location)
-        metadata["location"] = checker(metadata["location"])
+        metadata["location"] = self.ctx.location_checker(warehouse)(metadata["location"])
         self.entries.create(warehouse, namespace, view, VIEW, _pointer_body(metadata, metadata_location))
         return _result(metadata_location, serialize_view(metadata))
 
