@@ -117,8 +117,9 @@ def test_buckets_objects_and_listings(s3):
     assert bucket not in [entry["Name"] for entry in s3.list_buckets()["Buckets"]]
 
 
-def test_multipart_upload_with_checksums(s3):
-    """boto3's managed upload: parts with CRC32 checksums, which the cluster wants named at completion."""
+def test_multipart_upload_with_checksums(s3, seaweedfs):
+    """boto3's managed upload: parts with CRC32 checksums, which the cluster wants named at completion
+    (the server records them beside the upload and forgets them once it is completed or aborted)."""
     data = os.urandom(12 * 1024 * 1024 + 5)
     with bucket_of(s3) as bucket:
         config = TransferConfig(multipart_threshold=5 * 1024 * 1024, multipart_chunksize=5 * 1024 * 1024)
@@ -134,6 +135,9 @@ def test_multipart_upload_with_checksums(s3):
         assert [u["UploadId"] for u in s3.list_multipart_uploads(Bucket=bucket)["Uploads"]] == [upload]
         s3.abort_multipart_upload(Bucket=bucket, Key="aborted", UploadId=upload)
         assert s3.list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
+        cluster = make_s3_client(seaweedfs, ACCESS_KEY, SECRET_KEY)
+        records = cluster.list_objects_v2(Bucket="aistor-system", Prefix=f"upload-records/{bucket}/")
+        assert records.get("Contents", []) == []
 
 
 # -- catalog ------------------------------------------------------------------------------

@@ -323,6 +323,7 @@ class RemoteS3Store(ObjectStore):
         for upload in self._remote_uploads(remote):
             with suppress(NoSuchUpload):
                 self._call("abort_multipart_upload", missing=NoSuchUpload, Bucket=remote, **upload)
+            self._forget_upload_records(remote, upload["UploadId"])
         self._call("delete_bucket", missing=NoSuchBucket, Bucket=remote)
         self._delete_bucket_configs(name)
 
@@ -336,7 +337,9 @@ class RemoteS3Store(ObjectStore):
             )
             if not response.get("IsTruncated"):
                 return
-            params["KeyMarker"] = response["NextKeyMarker"]
+            # SeaweedFS pages by upload id alone (no NextKeyMarker).
+            if response.get("NextKeyMarker"):
+                params["KeyMarker"] = response["NextKeyMarker"]
             params["UploadIdMarker"] = response["NextUploadIdMarker"]
 
     def get_bucket(self, name: str) -> BucketInfo:
