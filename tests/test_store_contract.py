@@ -723,6 +723,17 @@ def test_upload_part_copy(store, bucket, part_data):
         )
 
 
+def test_a_part_replaced_by_a_copy_is_the_copy(store, bucket):
+    put(store, bucket, "src", b"copied bytes")
+    upload = store.create_multipart_upload(bucket, "mp")
+    upload_part(store, bucket, "mp", upload.upload_id, 1, b"uploaded bytes")
+    copied = store.upload_part_copy(bucket, "mp", upload.upload_id, 1, bucket, "src")
+    parts = store.list_parts(bucket, "mp", upload.upload_id).parts
+    assert [(p.part_number, p.etag, p.size) for p in parts] == [(1, copied.etag, len(b"copied bytes"))]
+    store.complete_multipart_upload(bucket, "mp", upload.upload_id, [(1, copied.etag)])
+    assert read(store, bucket, "mp") == b"copied bytes"
+
+
 def test_list_parts_pages(store, bucket):
     upload = store.create_multipart_upload(bucket, "mp", checksum_algorithm="crc32")
     for number in (1, 2, 5):

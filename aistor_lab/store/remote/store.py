@@ -910,12 +910,7 @@ class RemoteS3Store(ObjectStore):
             response_date(response),
             checksums_of(response),
         )
-        if self._traits.forgets_upload_checksums:
-            with self._errors():
-                record_part(
-                    self._client, self._system_bucket, self._remote(bucket), upload_id, part_number, part.etag,
-                    part.checksums,
-                )  # fmt: skip
+        self._record_part(self._remote(bucket), upload_id, part)
         return part
 
     def upload_part_copy(
@@ -957,7 +952,17 @@ class RemoteS3Store(ObjectStore):
                 checksums_of(result),
             )
 
-        return self._with_pinned_source(src_bucket, src_key, src_version_id, copy)
+        part = self._with_pinned_source(src_bucket, src_key, src_version_id, copy)
+        self._record_part(remote, upload_id, part)
+        return part
+
+    def _record_part(self, remote: str, upload_id: str, part: PartInfo) -> None:
+        """Where the remote forgets it, which upload of the part number is the latest, and its checksums."""
+        if self._traits.forgets_upload_checksums:
+            with self._errors():
+                record_part(
+                    self._client, self._system_bucket, remote, upload_id, part.part_number, part.etag, part.checksums
+                )
 
     def complete_multipart_upload(
         self,
