@@ -35,13 +35,15 @@ def test_a_backend_that_ignores_a_write_condition_is_refused(tmp_path):
     assert "Traceback" not in started.stderr
 
 
-def race(store: RemoteS3Store, condition: WriteCondition, writers: int = 8) -> list[int]:
-    """Writers putting one key at once under ``condition``: the ones that won."""
+def race(store: RemoteS3Store, condition: WriteCondition, name: str, writers: int = 8) -> list[int]:
+    """Writers putting one key at once under ``condition``: the ones that won. Each writes bytes of its
+    own (``name`` and its number): a writer that put back the object's current bytes would leave its
+    ETag as it was, and a second writer's If-Match would then rightly hold."""
     winners, losers = [], []
 
     def write(n: int) -> None:
         staged = store.stage()
-        staged.write(f"writer {n}".encode())
+        staged.write(f"{name} {n}".encode())
         try:
             store.put_object("race", "k", staged, condition=condition)
             winners.append(n)
@@ -63,11 +65,11 @@ def test_the_seaweedfs_cluster_decides_racing_writes(seaweedfs):
     store = RemoteS3Store(seaweedfs, ACCESS_KEY, SECRET_KEY, bucket_prefix=f"t{uuid.uuid4().hex[:8]}-")
     try:
         store.create_bucket("race")
-        created = race(store, WriteCondition(if_none_match="*"))
+        created = race(store, WriteCondition(if_none_match="*"), "creator")
         assert len(created) == 1
-        assert store.get_bytes("race", "k")[1] == f"writer {created[0]}".encode()
-        replaced = race(store, WriteCondition(if_match=store.get_object_info("race", "k").etag))
+        assert store.get_bytes("race", "k")[1] == f"creator {created[0]}".encode()
+        replaced = race(store, WriteCondition(if_match=store.get_object_info("race", "k").etag), "replacer")
         assert len(replaced) == 1
-        assert store.get_bytes("race", "k")[1] == f"writer {replaced[0]}".encode()
+        assert store.get_bytes("race", "k")[1] == f"replacer {replaced[0]}".encode()
     finally:
         store.close()

@@ -203,6 +203,13 @@ class RemoteObjectHandle(ObjectHandle):
         """Nothing to release: each read opens and closes its own response."""
 
 
+def _without_expect(request: Any, **_: Any) -> None:
+    """botocore asks for "100 Continue" before it sends a file-like body. Between the service and its
+    remote that only adds a wait (SeaweedFS answers it late: each such write stalled for seconds, and
+    a connection could be left out of step, its next answer unreadable). Expect is not signed."""
+    request.headers.pop("Expect", None)
+
+
 class RemoteS3Store(ObjectStore):
     """An ObjectStore whose buckets and objects live in an S3-compatible endpoint."""
 
@@ -244,6 +251,7 @@ class RemoteS3Store(ObjectStore):
                 response_checksum_validation="when_required",
             ),
         )
+        self._client.meta.events.register_last("before-send.s3", _without_expect)
         if self._find_bucket(system_bucket) is None:
             self._create_remote_bucket(system_bucket)
         self._traits = traits_of(self._call("head_bucket", missing=NoSuchBucket, Bucket=system_bucket))
