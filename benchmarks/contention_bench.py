@@ -44,6 +44,28 @@ QUICK = {"commits": 4, "repeat": 3}
 RETRIES = {"commit.retry.num-retries": "100", "commit.retry.min-wait-ms": "10", "commit.retry.max-wait-ms": "500"}
 
 
+def run_together(team: list) -> tuple[float, list[BaseException]]:
+    """Every writer's ``run`` on a thread of its own, all released at once: the seconds from the
+    release to the last one's end, and what they raised (after all have finished)."""
+    started: list[float] = []
+    gate = threading.Barrier(len(team), action=lambda: started.append(time.perf_counter()))
+    errors: list[BaseException] = []
+
+    def run(writer) -> None:
+        gate.wait()
+        try:
+            writer.run()
+        except Exception as exc:  # noqa: BLE001 - reported after the others finish
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(writer,), name=f"writer-{writer.number}") for writer in team]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - started[0], errors
+
+
 class RefusalCounting:
     """A catalog whose ``commit_table`` counts the commits refused because another one won the race."""
 
@@ -96,23 +118,7 @@ def contend(under_test: CatalogUnderTest, identifier: str, writers: int, commits
             team[-1].append(0)  # untimed, one writer after the other: connections, FileIO, caches
     except Exception as exc:  # noqa: BLE001
         return failure(exc)
-    started: list[float] = []
-    gate = threading.Barrier(writers, action=lambda: started.append(time.perf_counter()))
-    errors: list[BaseException] = []
-
-    def run(writer: Writer) -> None:
-        gate.wait()
-        try:
-            writer.run()
-        except Exception as exc:  # noqa: BLE001 - reported after the others finish
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(writer,), name=f"writer-{writer.number}") for writer in team]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started[0]
+    elapsed, errors = run_together(team)
     if errors:
         return failure(errors[0])
     try:

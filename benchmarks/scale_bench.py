@@ -29,14 +29,13 @@ import json
 import logging
 import statistics
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from catalog_rounds import WrongResult, batch
 from catalogs import _create_warehouse, _wait_answers, rest_properties
-from contention_bench import RETRIES, RefusalCounting
+from contention_bench import RETRIES, RefusalCounting, run_together
 from peers import (
     ACCESS_KEY,
     SECRET_KEY,
@@ -113,23 +112,7 @@ def one_round(servers: list[ServerProcess], tables: int, args: argparse.Namespac
         refusals = RefusalCounting(catalog)
         team.append(Writer(number, catalog.load_table(identifiers[number % tables]), refusals, args.commits,
                            args.rows))
-    started: list[float] = []
-    gate = threading.Barrier(args.writers, action=lambda: started.append(time.perf_counter()))
-    failures: list[BaseException] = []
-
-    def run(writer: Writer) -> None:
-        gate.wait()
-        try:
-            writer.run()
-        except Exception as exc:  # noqa: BLE001 - raised after the others finish
-            failures.append(exc)
-
-    threads = [threading.Thread(target=run, args=(writer,)) for writer in team]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started[0]
+    elapsed, failures = run_together(team)
     if failures:
         raise failures[0]
     for number, identifier in enumerate(identifiers):
