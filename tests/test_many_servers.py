@@ -22,10 +22,15 @@ from pyiceberg.catalog import Catalog, load_catalog
 from pyiceberg.table import Table
 
 from aistor_lab.store.cache import SHARED_STATE_SECONDS
+from aistor_lab.workbench import spark as aistor_spark
 from aistor_lab.workbench.jupyter.process import ServiceProcess
+from aistor_lab.workbench.service_config import ServiceConfig
+from aistor_lab.workbench.spark.jars import ensure_kit
 
 from .conftest import (
     NO_BACKGROUND_MAINTENANCE,
+    ROOT_PASSWORD,
+    ROOT_USER,
     admin_call,
     catalog_call,
     make_s3_client,
@@ -34,6 +39,7 @@ from .conftest import (
 )
 from .peer_servers import ACCESS_KEY, SECRET_KEY
 from .sharing_support import create_share, create_token
+from .spark_support import run_spark_sql
 
 SERVERS = 3
 # What one server changes, another honours within the cache bound; the margin covers a loaded machine.
@@ -142,6 +148,49 @@ def test_concurrent_appends_through_three_servers_lose_no_commit(servers):
         check_no_missing_file(servers[0], table)
         assert errors == []
         assert len(made.acknowledged) == SERVERS * commits
+
+
+def test_a_spark_job_and_pyiceberg_writers_append_through_different_servers(servers):
+    """Spark (Iceberg's Java library) commits through the third server while PyIceberg writers commit
+    through the other two, all to one table, until Spark's job is over: every commit of each lands,
+    whole, once."""
+    inserts, most = 4, 50
+    with shared_warehouse(servers) as warehouse:
+        catalog_of(servers[0], warehouse, "creator").create_table("ns.mixed", SCHEMA, properties=RETRIES)
+        made = Commits()
+        errors: list[BaseException] = []
+        spark_firsts = [1000 + 10 * n for n in range(inserts)]
+
+        def spark_job() -> None:
+            conf = aistor_spark.spark_conf(warehouse, service=ServiceConfig(servers[2].endpoint, ROOT_USER,
+                                                                            ROOT_PASSWORD), kit=ensure_kit())
+            values = [", ".join(f"({i}, 'spark')" for i in range(first, first + 10)) for first in spark_firsts]
+            made.attempted.extend(spark_firsts)
+            try:
+                run_spark_sql(conf, [f"INSERT INTO ns.mixed VALUES {v}" for v in values])
+                made.acknowledged.extend(spark_firsts)
+            except BaseException as exc:  # noqa: BLE001 - asserted below
+                errors.append(exc)
+            finally:
+                spark_done.set()
+
+        def writer(number: int) -> None:
+            table = catalog_of(servers[number], warehouse, f"writer-{number}").load_table("ns.mixed")
+            try:
+                for commit in range(most):  # ids below Spark's 1000
+                    if spark_done.is_set():
+                        return
+                    made.append(table, (number * most + commit) * 10, f"server-{number}")
+            except Exception as exc:  # noqa: BLE001 - asserted below
+                errors.append(exc)
+
+        spark_done = threading.Event()
+        run_threads([spark_job, lambda: writer(0), lambda: writer(1)])
+        assert errors == []
+        table = catalog_of(servers[1], warehouse, "reader").load_table("ns.mixed")
+        assert made.check_landed(table) == set(made.attempted)
+        assert set(spark_firsts) <= set(made.acknowledged) and len(made.acknowledged) > inserts
+        check_no_missing_file(servers[0], table)
 
 
 def test_a_commit_that_lost_a_race_on_another_server_is_refused_and_retried(servers, caplog):
