@@ -50,7 +50,8 @@ def test_a_multipart_upload_tags_the_object_it_completes(store, bucket):
     assert store.tagged_object_info(bucket, "mp").tags == {"stage": "raw"}
 
 
-def test_tags_belong_to_one_version(store, bucket):
+def test_tags_belong_to_one_version(store, bucket, request):
+    contract.skip_on(request, "seaweedfs", "tagging a delete marker answers 404, not S3's refusal of a version that is a marker")
     store.set_versioning(bucket, VERSIONING_ENABLED)
     first = put(store, bucket, "k", b"1", tags={"gen": "1"})
     second = put(store, bucket, "k", b"2")
