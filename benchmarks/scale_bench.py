@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import contention_bench
 from catalog_rounds import WrongResult, batch
 from catalogs import _create_warehouse, _wait_answers, rest_properties
 from contention_bench import RETRIES, RefusalCounting, run_together
@@ -59,13 +60,10 @@ NAMESPACE = "scale"
 
 
 @dataclass
-class Writer:
-    number: int
-    table: Table
-    refusals: RefusalCounting
-    commits: int
-    rows: int
-    seconds: list[float] = field(default_factory=list)  # per acknowledged append, its retries included
+class Writer(contention_bench.Writer):
+    """contention_bench's writer, which here also keeps what it attempted and what was acknowledged,
+    and goes on past a server error (counted) so that no round stops early."""
+
     attempted: list[int] = field(default_factory=list)  # first ids of its commits
     acknowledged: list[int] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
